@@ -1,0 +1,174 @@
+# tapd: one GNU Makefile, no recursion but for the sanitizer variant.
+#
+#   make deps       install missing Debian packages (a no-op when all are present)
+#   make            build tapd and the test tools into build/
+#   make run        replay the bundled sessions and print the summary
+#   make check      build and run every test; ends with "N passed, N failed"
+#   make asan       the same tests under AddressSanitizer and UBSan
+#   make fuzz-NAME  run tests/fuzz/fuzz_NAME.c under libFuzzer (FUZZ_SECONDS=60)
+#   make format-check   clang-format over the tree, changing nothing
+#   make install    PREFIX=/usr/local DESTDIR=
+
+CC ?= cc
+CLANG ?= clang
+CFLAGS ?= -O2 -g
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+BUILD ?= build
+FUZZ_SECONDS ?= 60
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wpointer-arith -Wcast-qual -Wformat=2 -Wvla -Werror
+PKGS := sqlite3 libevdev libcjson libmicrohttpd
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) -MMD -MP -Idaemon -I$(BUILD) \
+	-DTAPD_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CFLAGS) $(SAN)
+ALL_LDFLAGS = $(LDFLAGS) $(SAN)
+LIBS = $(PKG_LIBS) -lm -lpthread
+
+# Debian packages the build, the tests and the tools need.
+DEB_PKGS := build-essential pkg-config clang libclang-rt-14-dev clang-format \
+	libsqlite3-dev sqlite3 libevdev-dev libcjson-dev libmicrohttpd-dev \
+	libcmocka-dev libcurl4-openssl-dev protobuf-compiler
+
+ifeq ($(V),1)
+Q :=
+quiet = @true
+else
+Q := @
+quiet = @printf '  %-7s %s\n'
+endif
+
+DAEMON_SRCS := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
+DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/sql_migrations.o
+LIBTAPD := $(BUILD)/libtapd.a
+TAPD := $(BUILD)/tapd
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/t/%)
+SIM_SRCS := $(wildcard tests/sim/*.c)
+SIM := $(if $(SIM_SRCS),$(BUILD)/tapd-sim)
+SQL := $(sort $(wildcard sql/[0-9][0-9][0-9]-*.sql))
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FORMAT_SRCS = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
+
+.PHONY: all deps run check asan clean install format format-check unit e2e
+.DEFAULT_GOAL := all
+
+all: $(TAPD) $(SIM)
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' \
+			|| missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+		$$sudo apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
+	fi
+
+$(BUILD)/%.o: %.c
+	$(quiet) CC $<
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The migrations are embedded as C strings so the binary needs no file at
+# run time.  Each becomes a NUL-terminated byte array, in file-name order.
+$(BUILD)/sql_migrations.c: $(SQL) Makefile
+	$(quiet) GEN $@
+	@mkdir -p $(dir $@)
+	$(Q){ echo '/* Generated from sql/ by the Makefile: do not edit. */'; \
+	  echo '#include <stddef.h>'; i=0; \
+	  for f in $(SQL); do \
+	    echo "static const char m$$i[] = {"; \
+	    od -An -v -tx1 $$f | sed -e 's/ \([0-9a-f][0-9a-f]\)/0x\1, /g'; \
+	    echo '0x00 };'; i=$$((i+1)); \
+	  done; \
+	  echo 'const char *const store_migration_sql[] = {'; i=0; \
+	  for f in $(SQL); do echo "m$$i,"; i=$$((i+1)); done; \
+	  echo 'NULL };'; \
+	  echo 'const char *const store_migration_name[] = {'; \
+	  for f in $(SQL); do echo "\"$$(basename $$f)\","; done; \
+	  echo 'NULL };'; \
+	} > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/sql_migrations.o: $(BUILD)/sql_migrations.c
+	$(quiet) CC $<
+	$(Q)$(CC) $(filter-out -MMD -MP -Wmissing-prototypes,$(ALL_CFLAGS)) -c -o $@ $<
+
+$(LIBTAPD): $(DAEMON_OBJS)
+	$(quiet) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(TAPD): $(BUILD)/daemon/main.o $(LIBTAPD)
+	$(quiet) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/t/test_%: $(BUILD)/tests/unit/test_%.o $(LIBTAPD)
+	$(quiet) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(CMOCKA_LIBS)
+
+# The simulator writes its formats with code of its own, not the daemon's:
+# a ground truth that shared the parsers' bugs would prove nothing.  It
+# links SQLite and cJSON only to compare a database with its truth file.
+$(BUILD)/tapd-sim: $(SIM_SRCS:%.c=$(BUILD)/%.o)
+	@mkdir -p $(dir $@)
+	$(quiet) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+unit: $(UNIT_BINS)
+e2e: $(TAPD) $(SIM)
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all unit
+	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BINS) $(sort $(wildcard tests/e2e/*.sh))
+
+# Sanitizer builds go to their own directory so they never mix with the
+# normal objects.
+asan: deps
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan \
+		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		CFLAGS="-O1 -g" check
+
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh tests/run-demo.sh $(TAPD) $(BUILD)
+
+# libFuzzer targets: tests/fuzz/fuzz_NAME.c linked with the daemon sources,
+# all compiled by clang with the fuzzer and sanitizers.
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
+	-D_GNU_SOURCE -Idaemon -I$(BUILD)/fuzz
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(DAEMON_SRCS) $(BUILD)/sql_migrations.c
+	$(quiet) FUZZ $@
+	@mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $^ $(LIBS)
+
+fuzz-%: deps $(BUILD)/fuzz/fuzz_%
+	@mkdir -p $(BUILD)/fuzz/corpus-$*
+	@seeds=""; [ -d tests/fuzz/seeds-$* ] && seeds=tests/fuzz/seeds-$*; \
+	$(BUILD)/fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		$(BUILD)/fuzz/corpus-$* $$seeds
+
+format:
+	clang-format -i $(FORMAT_SRCS)
+
+format-check:
+	clang-format --dry-run -Werror $(FORMAT_SRCS)
+
+install: $(TAPD)
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 $(TAPD) $(DESTDIR)$(BINDIR)/tapd
+	install -d $(DESTDIR)$(MANDIR)/man8
+	[ ! -f docs/tapd.8 ] || install -m 644 docs/tapd.8 $(DESTDIR)$(MANDIR)/man8/tapd.8
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

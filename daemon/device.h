@@ -1,0 +1,43 @@
+/*
+ * The description of the recorded device (device.json in a recorded
+ * session, DESIGN.md section 4): screen size, density, refresh rate,
+ * Android version and the touch panel's axis ranges.  Every field is
+ * optional; what is missing stays unknown (0 / have_* unset), and callers
+ * fall back to raw units and default thresholds.
+ */
+#ifndef TAPD_DEVICE_H
+#define TAPD_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct device_axis {
+	int32_t min, max;
+};
+
+/* Plain data, filled by device_load(). */
+struct device_info {
+	int have_screen;
+	int32_t width, height;  /* display px */
+	int32_t density_dpi;    /* 0 when unknown */
+	int32_t refresh_hz;     /* 0 when unknown */
+	int32_t android_sdk;    /* 0 when unknown */
+	int have_touch;
+	struct device_axis x, y; /* raw touch axis ranges */
+};
+
+/*
+ * Reads device.json at path into *info (zeroed first).  Unknown keys are
+ * ignored.  Returns 0; -ENOENT (or another errno) when the file cannot be
+ * read; -EINVAL after logging why when it is not JSON, not an object, or
+ * a known key has a value of the wrong type or out of range (sizes 1 to
+ * 100000, density 1 to 10000 dpi, refresh 1 to 1000 Hz, sdk 1 to 1000,
+ * axis min < max).
+ */
+int device_load(const char *path, struct device_info *info);
+
+/* The same over a JSON text of len bytes; name is used in messages. */
+int device_parse(const char *json, size_t len, const char *name,
+		 struct device_info *info);
+
+#endif

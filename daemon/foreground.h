@@ -1,0 +1,110 @@
+/*
+ * Foreground timeline: which app was in the foreground when, kept as the
+ * list of switches (t_ns, pid, package) in time order.  A tap is
+ * attributed to the switch in force at its t_up: the latest with
+ * t_entry <= t.
+ *
+ * Sources (DESIGN.md section 4):
+ *  - log:FILE, a recorded session's foreground.log, one line per switch,
+ *    "<monotonic_ns> <pid> <package>" separated by blanks.  Blank lines
+ *    and lines starting with '#' are skipped.  A malformed line (a field
+ *    missing or extra, a number out of range, a bad package name, a line
+ *    over FOREGROUND_LINE_MAX bytes or with a NUL byte) is skipped and
+ *    counted.  Lines out of time order are sorted into place, stably
+ *    (equal times keep file order, so the later line wins), and counted.
+ *  - app:PACKAGE, one app in the foreground at all times, pid 0
+ *    (unknown).
+ *  - the live tracker, which appends with foreground_add().
+ *
+ * A package is 1 to FOREGROUND_PACKAGE_MAX characters of [A-Za-z0-9._:-]
+ * (':' for process names such as "com.foo:remote"); a pid is 0 (unknown)
+ * to FOREGROUND_PID_MAX.
+ */
+#ifndef TAPD_FOREGROUND_H
+#define TAPD_FOREGROUND_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define FOREGROUND_PACKAGE_MAX 255
+#define FOREGROUND_PID_MAX     4194304
+#define FOREGROUND_LINE_MAX    512
+#define FOREGROUND_ENTRIES_MAX 1000000
+
+/* Counters since the timeline was made. */
+struct foreground_stats {
+	uint64_t lines;	    /* log lines read, blanks and comments included */
+	uint64_t malformed; /* log lines skipped as malformed */
+	uint64_t reordered; /* switches older than one added before them */
+	uint64_t dropped;   /* switches refused past FOREGROUND_ENTRIES_MAX */
+	uint64_t entries;   /* switches held now */
+};
+
+struct foreground;
+
+/* An empty timeline.  Returns 0 and sets *out, or -ENOMEM. */
+int foreground_new(struct foreground **out);
+
+/*
+ * A timeline where package, with pid 0, is in the foreground at every
+ * time.  Returns 0 and sets *out, -EINVAL for an invalid package name, or
+ * -ENOMEM.
+ */
+int foreground_new_static(const char *package, struct foreground **out);
+
+/*
+ * Reads a foreground log from path.  Returns 0 and sets *out (even when
+ * every line was malformed: the stats say so), or a negative errno when
+ * the file cannot be opened or read.
+ */
+int foreground_load_log(const char *path, struct foreground **out);
+
+/*
+ * The same from an open stream, which stays open; name is used in
+ * messages only.
+ */
+int foreground_load_stream(FILE *fp, const char *name, struct foreground **out);
+
+/*
+ * Builds a timeline from a --foreground argument: "log:FILE" or
+ * "app:PACKAGE".  Returns 0 and sets *out, -EINVAL for any other spec
+ * ("auto" is the live tracker's, not this module's), or what the loader
+ * returned.
+ */
+int foreground_open(const char *spec, struct foreground **out);
+
+/* NULL is a no-op. */
+void foreground_free(struct foreground *fg);
+
+/*
+ * Appends a switch.  A switch older than the last one goes into its place
+ * (after any of equal time) and is counted as reordered.  Returns 0,
+ * -EINVAL for an invalid pid, package or negative time, -ENOSPC past
+ * FOREGROUND_ENTRIES_MAX switches, or -ENOMEM.  package is copied.
+ */
+int foreground_add(struct foreground *fg, int64_t t_ns, int32_t pid,
+		   const char *package);
+
+/*
+ * The switch in force at t_ns: returns 0 and sets *pid and *package, or
+ * -ENOENT when t_ns is before the first switch (the app is unknown).
+ * Either out-param may be NULL.  *package stays valid until
+ * foreground_prune() or foreground_free().
+ */
+int foreground_at(const struct foreground *fg, int64_t t_ns, int32_t *pid,
+		  const char **package);
+
+/*
+ * Forgets the switches that no lookup at or after before_ns can return,
+ * keeping the one in force at before_ns: for the live tracker, which
+ * would otherwise grow without end.
+ */
+void foreground_prune(struct foreground *fg, int64_t before_ns);
+
+void foreground_get_stats(const struct foreground *fg,
+			  struct foreground_stats *st);
+
+/* Returns 1 when s is a valid package name, else 0. */
+int foreground_valid_package(const char *s);
+
+#endif

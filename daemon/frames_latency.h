@@ -1,0 +1,415 @@
+/*
+ * Reader of `dumpsys SurfaceFlinger --latency <layer>` and `--list` output
+ * (frames.md section 2), the frame source for devices without
+ * FrameTimeline.  Four parts:
+ *
+ *  1. latency_snapshot: one `--latency <layer>` output parsed.  The first
+ *     line is the vsync period in ns; a vendor `now = <ns>` line may come
+ *     before it.  Then up to 127 rows "desired actual ready" (tabs or
+ *     spaces), oldest first, and one empty line.  CRLF line ends are
+ *     accepted.  Lines that fit no part of the format are counted as
+ *     garbage and skipped; nothing in the input can make the parser fail
+ *     except a lack of memory.
+ *
+ *  2. latency_tracker: the frames of one layer, from successive snapshots
+ *     of it, each emitted exactly once (see "De-duplication" below), and a
+ *     watermark.
+ *
+ *  3. latency_list: one `--list` output, the A10-A14 form (one layer name
+ *     a line) or the A15+ form (`RequestedLayerState{<name> parentId=N
+ *     ...}` a line), and latency_list_pick(), which chooses the layers of
+ *     a package worth querying.
+ *
+ *  4. latency_dir: replay of a recorded `latency/` directory (format
+ *     below), yielding frames and watermarks in the order the live source
+ *     would.
+ *
+ * All times are CLOCK_MONOTONIC ns, the clock SurfaceFlinger prints.
+ *
+ * Rows.  Column 1 is desiredPresentTime (for auto-timestamped buffers the
+ * time the app queued the buffer: the frame's start for the correlator),
+ * column 2 actualPresentTime (the present-fence time), column 3
+ * frameReadyTime (acquire fence, GPU done).  A row is
+ *  - zero: "0 0 0", an unused or cleared record;
+ *  - pending: column 2 is INT64_MAX, the present fence has not signalled;
+ *  - invalid: column 2 is -1 (invalid fence) or any other value <= 0, or
+ *    column 1 is <= 0 or INT64_MAX;
+ *  - presented: everything else.
+ *
+ * De-duplication.  A frame is identified by its column 1 within its layer.
+ * A tracker remembers the keys of the last LATENCY_SEEN_MAX frames it has
+ * finalized and the keys of the frames still pending, and for each row of
+ * a snapshot, oldest first:
+ *  - a presented row whose key is not finalized is emitted and finalized;
+ *  - an invalid row whose key is not finalized is counted in
+ *    frames_invalid and finalized, never emitted: without a present time
+ *    it is not a presented frame and the correlator must not see it;
+ *  - a pending row is remembered as pending until a later snapshot shows
+ *    it presented (then it is emitted, in that snapshot's row order) or
+ *    invalid, or until a complete snapshot no longer holds it (it left
+ *    the ring unresolved: counted in pending_lost);
+ *  - a row whose key is already finalized is a duplicate: counted, not
+ *    emitted;
+ *  - zero rows and rows invalid in column 1 carry no key and are skipped.
+ * Because the test is membership, not "newer than the last emitted", the
+ * rules need no special case for `--latency-clear` (all rows turn to zero;
+ * later frames have new keys) or for a layer destroyed and recreated under
+ * the same name (A10-A12 reuse "#0": the new ring starts empty, its frames
+ * have new keys, and a destroyed layer prints no rows at all).  Old rows
+ * never reappear in a real ring, and if one did it would be recognised as
+ * long as it is among the last LATENCY_SEEN_MAX finalized keys, four
+ * times the ring.  A frame with a key never finalized is emitted even if
+ * it is older than the last emitted one (apps may set explicit,
+ * non-monotonic desired times).  Two distinct frames with the same
+ * column 1 cannot be told apart; the second counts as a duplicate.
+ *
+ * Completeness.  dumpsys ends its output with an empty line after the
+ * rows, or right after the period line when no layer has the name (the
+ * layer is gone).  A snapshot without that ending (cut off, e.g. a
+ * dumpsys killed by a timeout), or with rows beyond LATENCY_ROWS_MAX, is
+ * incomplete: its presented rows are still emitted, but it cannot prove
+ * that a pending frame left the ring and it does not advance the
+ * watermark.
+ *
+ * Watermark.  The capture time of a snapshot must be read from
+ * CLOCK_MONOTONIC before dumpsys is started.  Every frame presented before
+ * that time had a signalled present fence when SurfaceFlinger printed the
+ * rows, so it is in the snapshot as presented (unless more frames than the
+ * ring holds came since the previous snapshot: counted in gaps).  Only
+ * pending rows are still to come, and their present time is later than
+ * their column 1.  So after a complete snapshot captured at C every frame
+ * presented at or before
+ *
+ *	W = min(C, min(column 1 - 1 over the pending frames))
+ *
+ * has been emitted, and W is the watermark the correlator's frames_wm
+ * expects.  The pending term is a margin: it costs a frame or two of
+ * delay and keeps W below every frame the snapshot shows is still to come,
+ * whatever the fine details of the clocks.  A pending frame queued more than
+ * LATENCY_PENDING_STALE_NS before C no longer holds W back (so one fence
+ * that never signals cannot stall the correlator); it is still emitted if
+ * it resolves.  The watermark never decreases.
+ *
+ * Recorded format (what latency_dir_open() reads and a recorder writes).
+ * A directory holding
+ *  - `<capture_ns>-<n>.txt`: one snapshot.  capture_ns is the capture time
+ *    as above, in decimal, n = 0, 1, ... tells apart the layers queried in
+ *    the same poll cycle (same capture_ns).  The first line is
+ *    `# layer: <exact layer name>` (the name as passed to --latency, up to
+ *    the end of the line), and the rest is the verbatim output of
+ *    `dumpsys SurfaceFlinger --latency <layer name>`.
+ *  - `<capture_ns>.list` (optional): the verbatim output of
+ *    `dumpsys SurfaceFlinger --list`, taken in the cycle at capture_ns
+ *    before the layers were queried.
+ * capture_ns is 1 to 19 digits (0 .. INT64_MAX), n 1 to 6 digits.  Other
+ * entries are skipped and counted.  A poll cycle that found no layer to
+ * query is recorded as a `.list` file alone, so that the replay still
+ * advances the watermark.
+ */
+#ifndef TAPD_FRAMES_LATENCY_H
+#define TAPD_FRAMES_LATENCY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Fence::SIGNAL_TIME_PENDING: a present (or ready) fence not yet signalled. */
+#define LATENCY_PENDING INT64_MAX
+
+/* Rows SurfaceFlinger prints for a layer (FrameTracker NUM_FRAME_RECORDS - 1). */
+#define LATENCY_RING_ROWS 127
+
+/* Rows kept per snapshot; more are dropped, counted in rows_over. */
+#define LATENCY_ROWS_MAX 256
+
+/* Finalized keys a tracker remembers. */
+#define LATENCY_SEEN_MAX (2 * LATENCY_ROWS_MAX)
+
+/* Longest layer name accepted, in bytes. */
+#define LATENCY_NAME_MAX 1024
+
+/* Largest recorded snapshot and --list file read, in bytes. */
+#define LATENCY_SNAPSHOT_FILE_MAX (1 << 20)
+#define LATENCY_LIST_FILE_MAX     (8 << 20)
+
+/* Names kept from one --list output; more are counted as garbage. */
+#define LATENCY_LIST_NAMES_MAX 65536
+
+/* Age past which a pending frame stops holding the watermark back. */
+#define LATENCY_PENDING_STALE_NS 2000000000LL
+
+/* Layer trackers a latency_dir keeps; the least recently fed goes first. */
+#define LATENCY_DIR_TRACKERS_MAX 256
+
+/* Recorded files a latency_dir accepts; more are skipped. */
+#define LATENCY_DIR_FILES_MAX (1 << 22)
+
+/* One row as printed. */
+struct latency_row {
+	int64_t desired_ns; /* column 1, desiredPresentTime */
+	int64_t actual_ns;  /* column 2, actualPresentTime */
+	int64_t ready_ns;   /* column 3, frameReadyTime */
+};
+
+enum latency_row_kind {
+	LATENCY_ROW_ZERO,
+	LATENCY_ROW_PENDING,
+	LATENCY_ROW_INVALID,
+	LATENCY_ROW_PRESENTED,
+};
+
+/*
+ * Counters.  Each function that fills one says which fields it uses; the
+ * others are 0.  Row counters count a row each time a snapshot shows it
+ * (a frame sits in about 127 successive rings); frames, frames_invalid,
+ * duplicates and pending_lost count distinct frames or rows suppressed.
+ */
+struct latency_stats {
+	uint64_t files;          /* recorded files read */
+	uint64_t files_skipped;  /* directory entries skipped */
+	uint64_t snapshots;      /* --latency outputs parsed */
+	uint64_t incomplete;     /* of which incomplete (see above) */
+	uint64_t rows;           /* rows of every kind */
+	uint64_t zero_rows;      /* "0 0 0" rows */
+	uint64_t pending_rows;   /* rows with a pending present */
+	uint64_t invalid_rows;   /* invalid rows */
+	uint64_t rows_over;      /* rows past LATENCY_ROWS_MAX, dropped */
+	uint64_t garbage_lines;  /* lines of neither format, skipped */
+	uint64_t duplicates;     /* rows of frames already finalized */
+	uint64_t frames;         /* frames emitted */
+	uint64_t frames_invalid; /* frames dropped for an invalid present */
+	uint64_t pending_lost;   /* pending frames gone without a present */
+	uint64_t gaps;           /* snapshots sharing no frame with the last */
+	uint64_t lists;          /* --list outputs parsed */
+	uint64_t list_names;     /* layer names read from them */
+};
+
+/* The kind of a row, by the rules above. */
+enum latency_row_kind latency_row_classify(const struct latency_row *row);
+
+/*
+ * The package a layer name belongs to, for the correlator's match by app:
+ * a leading "TX - " (FrameTimeline's transaction names) and then
+ * "SurfaceView[" or "SurfaceView - " are removed, and the text up to the
+ * first '/', '#', ']' or '(' is the package.  Writes it NUL-terminated to
+ * buf and returns 0; -EINVAL when that text is not a package name (empty,
+ * not starting with a letter, or holding characters other than letters,
+ * digits, '_' and '.': e.g. "54dfae7 com.foo/.Main#3" or "Splash Screen
+ * com.foo#5"); -ERANGE when buf is too small.  Window titles without a
+ * package ("NavigationBar0#0") give the title itself, which matches no
+ * app.
+ */
+int latency_layer_package(const char *layer, char *buf, size_t size);
+
+/* Part 1: one --latency output. */
+
+struct latency_snapshot;
+
+/*
+ * Parses buf[0..len) (need not be NUL-terminated).  Returns 0 and sets
+ * *out, or -ENOMEM.  Free with latency_snapshot_free().
+ */
+int latency_snapshot_parse(const char *buf, size_t len,
+			   struct latency_snapshot **out);
+
+/* NULL is a no-op. */
+void latency_snapshot_free(struct latency_snapshot *snap);
+
+/* The period line's value in ns, or -1 when there was none. */
+int64_t latency_snapshot_period(const struct latency_snapshot *snap);
+
+/* A vendor first line `now = <ns>`'s value, or -1 when there was none. */
+int64_t latency_snapshot_now(const struct latency_snapshot *snap);
+
+/* 1 when the output ended as dumpsys ends it (see above), else 0. */
+int latency_snapshot_complete(const struct latency_snapshot *snap);
+
+/* Rows kept, in printed order (oldest first). */
+size_t latency_snapshot_rows(const struct latency_snapshot *snap);
+
+/* Row i, or NULL when i is out of range. */
+const struct latency_row *latency_snapshot_row(
+	const struct latency_snapshot *snap, size_t i);
+
+/*
+ * Fills snapshots (1), incomplete, rows, zero_rows, pending_rows,
+ * invalid_rows, rows_over and garbage_lines.
+ */
+void latency_snapshot_get_stats(const struct latency_snapshot *snap,
+				struct latency_stats *st);
+
+/* Part 2: the frames of one layer. */
+
+/* One presented frame.  The strings belong to the tracker. */
+struct latency_frame {
+	const char *layer;  /* the layer name */
+	const char *app;    /* latency_layer_package() of it, or NULL */
+	int64_t desired_ns; /* column 1: the correlator's start_ns */
+	int64_t present_ns; /* column 2: the correlator's present_ns */
+	int64_t ready_ns;   /* column 3, or -1 when pending or invalid */
+};
+
+/*
+ * Receives each emitted frame; returns 0, or a negative errno to stop the
+ * feed.
+ */
+typedef int (*latency_frame_cb)(void *ctx, const struct latency_frame *frame);
+
+struct latency_tracker;
+
+/*
+ * A tracker for the layer named layer (copied; at most LATENCY_NAME_MAX
+ * bytes).  Returns 0 and sets *out, -EINVAL for an empty or too long
+ * name, or -ENOMEM.  Free with latency_tracker_free().
+ */
+int latency_tracker_new(const char *layer, struct latency_tracker **out);
+
+/* NULL is a no-op. */
+void latency_tracker_free(struct latency_tracker *t);
+
+/*
+ * Feeds the next snapshot of the layer, captured at capture_ns, and calls
+ * cb for each frame it emits, in row order.  Returns 0, or what cb
+ * returned: then the frame cb refused counts as emitted, the later rows
+ * are not looked at and the watermark stays; feeding the same snapshot
+ * again resumes after that frame.  Capture times should not decrease; if
+ * they do the watermark just does not move back.
+ */
+int latency_tracker_feed(struct latency_tracker *t, int64_t capture_ns,
+			 const struct latency_snapshot *snap,
+			 latency_frame_cb cb, void *ctx);
+
+/*
+ * Every frame of the layer presented at or before this time has been
+ * emitted.  INT64_MIN until a complete snapshot was fed.
+ */
+int64_t latency_tracker_watermark(const struct latency_tracker *t);
+
+/* The layer name. */
+const char *latency_tracker_layer(const struct latency_tracker *t);
+
+/* Frames waiting for their present time. */
+unsigned latency_tracker_pending(const struct latency_tracker *t);
+
+/*
+ * Fills the snapshot counters summed over every snapshot fed, plus
+ * duplicates, frames, frames_invalid, pending_lost and gaps.
+ */
+void latency_tracker_get_stats(const struct latency_tracker *t,
+			       struct latency_stats *st);
+
+/* Part 3: --list. */
+
+struct latency_list;
+
+/*
+ * Parses one --list output; both forms, and a mix of them, are accepted.
+ * Blank lines are skipped; lines longer than LATENCY_NAME_MAX, holding a
+ * NUL, or a `RequestedLayerState{` with no name are garbage.  Returns 0
+ * and sets *out, or -ENOMEM.  Free with latency_list_free().
+ */
+int latency_list_parse(const char *buf, size_t len, struct latency_list **out);
+
+/* NULL is a no-op. */
+void latency_list_free(struct latency_list *list);
+
+/* Layer names read, in output order. */
+size_t latency_list_count(const struct latency_list *list);
+
+/*
+ * Name i, with the A15 wrapper removed: the text after
+ * `RequestedLayerState{` up to the first of " parentId=",
+ * " relativeParentId=", " isRelativeOf=", " mirrorId=", " !handle",
+ * " z=", " layerStack=" or the closing '}' that follows "#<digits>" (names
+ * hold spaces and braces themselves); if none follows "#<digits>", the
+ * first of them.  NULL when i is out of range.
+ */
+const char *latency_list_name(const struct latency_list *list, size_t i);
+
+/*
+ * Chooses the layers of package worth passing to --latency: the buffer
+ * layers, never the containers, which only print zeros (frames.md 2.2):
+ *  - the window layers, named by the window title "<package>/<activity>"
+ *    (or a title that is the package itself), e.g.
+ *    "com.foo/com.foo.MainActivity#0" (A10-A12), "...#28989" (A13+),
+ *    "com.foo/com.foo.MainActivity(BLAST)#0";
+ *  - the SurfaceView layers "SurfaceView[<package>/...]..." (A11+) and
+ *    "SurfaceView - <package>/..." (A10).
+ * Not chosen: layers whose A15 line says " !handle" (the app let go of
+ * them: no buffer can come any more), WindowState containers
+ * ("<hash> com.foo/..."),
+ * "ActivityRecord{...}", "ActivityRecordInputSink ...", "Bounds for - ...",
+ * "Background for SurfaceView[...]", "Splash Screen ..." and every other
+ * name that does not start as above.  A chosen name without "(BLAST)" is
+ * dropped when a chosen name with it is the same after removing "(BLAST)"
+ * and the "#<digits>" suffixes: with BLAST (A12+), only the "(BLAST)"
+ * child carries buffers ("SurfaceView[com.foo/com.foo.Main](BLAST)#1",
+ * not its parent "SurfaceView[com.foo/com.foo.Main]#0"); before BLAST
+ * there is no such child and the layer itself carries them.
+ *
+ * Stores pointers to the chosen names (owned by list) in names, in list
+ * order, and their number in *n.  Returns 0; -EINVAL for an empty
+ * package; -ENOSPC when more than max were chosen (the first max are
+ * stored).
+ */
+int latency_list_pick(const struct latency_list *list, const char *package,
+		      const char **names, size_t max, size_t *n);
+
+/* Fills lists (1), list_names and garbage_lines. */
+void latency_list_get_stats(const struct latency_list *list,
+			    struct latency_stats *st);
+
+/* Part 4: replay of a recorded latency/ directory. */
+
+struct latency_dir;
+
+/*
+ * Lists the directory at path and sorts its recorded files by capture
+ * time (in one cycle the .list file first, then the snapshots by n).
+ * Files are read one cycle at a time by latency_dir_next().  Returns 0
+ * and sets *out (also when no file is recorded), or a negative errno from
+ * opendir() after logging why, or -ENOMEM.  Free with latency_dir_free().
+ */
+int latency_dir_open(const char *path, struct latency_dir **out);
+
+/* NULL is a no-op. */
+void latency_dir_free(struct latency_dir *d);
+
+/*
+ * Replays the next poll cycle (all files with the next capture time):
+ * feeds each snapshot to its layer's tracker, calling cb for each frame
+ * emitted, and reads the cycle's --list.  Returns 1 and sets *capture_ns
+ * (when not NULL), 0 at the end, or what cb returned.  Files that cannot
+ * be read, are too large, or lack the "# layer: " line are skipped,
+ * counted and logged.  The watermark then moves to the minimum of the
+ * watermarks of the trackers fed in the cycle, or to the capture time of
+ * a cycle that recorded only a --list (it never moves back).
+ */
+int latency_dir_next(struct latency_dir *d, latency_frame_cb cb, void *ctx,
+		     int64_t *capture_ns);
+
+/*
+ * Every frame of the layers polled in the last cycle presented at or
+ * before this time has been emitted.  INT64_MIN before the first cycle
+ * that advanced it.
+ */
+int64_t latency_dir_watermark(const struct latency_dir *d);
+
+/*
+ * The capture time of the first recorded file: frames starting from then
+ * on are in the replay (correlate_set_coverage()).  INT64_MAX when the
+ * directory holds no recorded file.
+ */
+int64_t latency_dir_coverage(const struct latency_dir *d);
+
+/* The --list read last, or NULL.  Valid until the next call. */
+const struct latency_list *latency_dir_list(const struct latency_dir *d);
+
+/*
+ * Fills files, files_skipped, the snapshot and tracker counters summed
+ * over every snapshot replayed so far, and lists, list_names (their
+ * garbage lines are in garbage_lines).
+ */
+void latency_dir_get_stats(const struct latency_dir *d,
+			   struct latency_stats *st);
+
+#endif

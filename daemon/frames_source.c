@@ -1,0 +1,341 @@
+#include "frames_source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "correlate.h"
+#include "frames_ftl.h"
+#include "frames_latency.h"
+#include "log.h"
+
+/*
+ * How far behind its own watermark a source's data may still arrive.
+ * Packets of different Perfetto sequences interleave in arbitrary order
+ * (TracePacket documentation), and a latency poll cycle reports frames up
+ * to a second old; holding the correlator this far behind the newest data
+ * costs memory, never an answer.
+ */
+#define FRAMES_REORDER_NS (10 * INT64_C(1000000000))
+
+/*
+ * How far past an input event the frame data is read before the event is
+ * used: the longest response window (the cap), the frame latency the
+ * correlator waits for, and the reorder slack.  Reading ahead by a
+ * generous constant keeps replay finalizing as it goes.
+ */
+#define FRAMES_LOOKAHEAD_NS (30 * INT64_C(1000000000))
+
+#define READ_CHUNK 65536
+
+enum frames_kind {
+	FRAMES_NONE,
+	FRAMES_FTL,
+	FRAMES_LATENCY,
+};
+
+struct frames_source {
+	enum frames_kind kind;
+	char *path;
+	struct correlate *corr;
+	struct ftl *ftl;
+	struct latency_dir *dir;
+	int fd;
+	int eof;
+	int coverage_set;
+	uint64_t fed;
+	int64_t first_present, last_present;
+	unsigned char *buf;
+};
+
+static int
+feed(struct frames_source *fs, const struct correlate_frame *f)
+{
+	fs->fed++;
+	if (fs->first_present == INT64_MIN || f->present_ns < fs->first_present)
+		fs->first_present = f->present_ns;
+	if (f->present_ns > fs->last_present)
+		fs->last_present = f->present_ns;
+	return correlate_feed_frame(fs->corr, f);
+}
+
+static int
+drain_ftl(struct frames_source *fs)
+{
+	struct correlate_frame cf;
+	struct ftl_frame f;
+	int rc;
+
+	while (ftl_next(fs->ftl, &f) == 1) {
+		memset(&cf, 0, sizeof(cf));
+		cf.pid = f.pid;
+		cf.layer = f.layer;
+		cf.start_ns = f.start_ns;
+		cf.present_ns = f.present_ns;
+		cf.jank = f.jank;
+		rc = feed(fs, &cf);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+on_latency_frame(void *ctx, const struct latency_frame *f)
+{
+	struct frames_source *fs = ctx;
+	struct correlate_frame cf;
+
+	memset(&cf, 0, sizeof(cf));
+	cf.app = f->app;
+	cf.layer = f->layer;
+	/* The queue time is the nearest this source has to a frame's start. */
+	cf.start_ns = f->desired_ns;
+	cf.present_ns = f->present_ns;
+	return feed(fs, &cf);
+}
+
+/*
+ * The coverage is declared once the source knows where its data starts,
+ * which for a trace is its first clock snapshot or packet.
+ */
+static void
+update_coverage(struct frames_source *fs)
+{
+	int64_t start = INT64_MIN;
+
+	if (fs->coverage_set)
+		return;
+	if (fs->kind == FRAMES_FTL)
+		start = ftl_coverage_start(fs->ftl);
+	else if (fs->kind == FRAMES_LATENCY &&
+		 latency_dir_coverage(fs->dir) != INT64_MAX)
+		start = latency_dir_coverage(fs->dir);
+	if (start == INT64_MIN)
+		return;
+	correlate_set_coverage(fs->corr, start);
+	fs->coverage_set = 1;
+}
+
+/* Reads one more step of the source; sets fs->eof at its end. */
+static int
+step(struct frames_source *fs)
+{
+	ssize_t n;
+	int rc;
+
+	if (fs->kind == FRAMES_FTL) {
+		n = read(fs->fd, fs->buf, READ_CHUNK);
+		if (n < 0 && errno == EINTR)
+			return 0;
+		if (n < 0) {
+			rc = -errno;
+			log_error("cannot read '%s': %s", fs->path,
+				  strerror(errno));
+			return rc;
+		}
+		if (n == 0) {
+			ftl_eof(fs->ftl);
+			fs->eof = 1;
+		} else {
+			rc = ftl_feed(fs->ftl, fs->buf, (size_t)n);
+			if (rc < 0)
+				return rc;
+		}
+		rc = drain_ftl(fs);
+	} else {
+		rc = latency_dir_next(fs->dir, on_latency_frame, fs, NULL);
+		if (rc == 0)
+			fs->eof = 1;
+	}
+	update_coverage(fs);
+	return rc < 0 ? rc : 0;
+}
+
+static int64_t
+source_watermark(const struct frames_source *fs)
+{
+	if (fs->kind == FRAMES_FTL)
+		return ftl_watermark(fs->ftl);
+	return latency_dir_watermark(fs->dir);
+}
+
+int
+frames_source_open(const char *spec, struct correlate *corr,
+		   struct frames_source **out)
+{
+	struct frames_source *fs = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	fs->fd = -1;
+	fs->corr = corr;
+	fs->first_present = INT64_MIN;
+	fs->last_present = INT64_MIN;
+	if (!spec || strcmp(spec, "none") == 0) {
+		fs->kind = FRAMES_NONE;
+		fs->eof = 1;
+		goto out;
+	}
+	if (strncmp(spec, "ftl:", 4) == 0 && spec[4]) {
+		fs->kind = FRAMES_FTL;
+		fs->path = strdup(spec + 4);
+		fs->buf = malloc(READ_CHUNK);
+		if (!fs->path || !fs->buf) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		rc = ftl_new(NULL, &fs->ftl);
+		if (rc < 0)
+			goto out;
+		fs->fd = open(fs->path, O_RDONLY | O_CLOEXEC);
+		if (fs->fd < 0) {
+			rc = -errno;
+			log_error("cannot open '%s': %s", fs->path,
+				  strerror(errno));
+			goto out;
+		}
+	} else if (strncmp(spec, "latency:", 8) == 0 && spec[8]) {
+		fs->kind = FRAMES_LATENCY;
+		fs->path = strdup(spec + 8);
+		if (!fs->path) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		rc = latency_dir_open(fs->path, &fs->dir);
+		if (rc < 0)
+			goto out;
+	} else {
+		log_error("unknown frame source '%s': replay reads ftl:FILE, "
+			  "latency:DIR or none",
+			  spec);
+		rc = -EINVAL;
+		goto out;
+	}
+out:
+	if (rc < 0) {
+		frames_source_close(fs);
+		return rc;
+	}
+	*out = fs;
+	return 0;
+}
+
+void
+frames_source_close(struct frames_source *fs)
+{
+	if (!fs)
+		return;
+	if (fs->fd >= 0)
+		close(fs->fd);
+	ftl_free(fs->ftl);
+	latency_dir_free(fs->dir);
+	free(fs->buf);
+	free(fs->path);
+	free(fs);
+}
+
+int
+frames_source_pump(struct frames_source *fs, int64_t input_ns,
+		   int64_t *frames_wm)
+{
+	int64_t wm, target;
+	int rc;
+
+	*frames_wm = INT64_MIN;
+	if (fs->kind == FRAMES_NONE)
+		return 0;
+	target = input_ns > INT64_MAX - FRAMES_LOOKAHEAD_NS
+			 ? INT64_MAX
+			 : input_ns + FRAMES_LOOKAHEAD_NS;
+	while (!fs->eof) {
+		wm = source_watermark(fs);
+		if (wm != INT64_MIN && wm >= target)
+			break;
+		rc = step(fs);
+		if (rc < 0)
+			return rc;
+	}
+	wm = source_watermark(fs);
+	if (fs->eof)
+		*frames_wm = wm;
+	else if (wm != INT64_MIN)
+		*frames_wm = wm - FRAMES_REORDER_NS;
+	return 0;
+}
+
+int
+frames_source_finish(struct frames_source *fs, int64_t *frames_end)
+{
+	int rc;
+
+	*frames_end = INT64_MIN;
+	if (fs->kind == FRAMES_NONE)
+		return 0;
+	while (!fs->eof) {
+		rc = step(fs);
+		if (rc < 0)
+			return rc;
+	}
+	*frames_end = source_watermark(fs);
+	return 0;
+}
+
+void
+frames_source_print(const struct frames_source *fs, FILE *out)
+{
+	struct latency_stats ls;
+	struct ftl_stats st;
+
+	switch (fs->kind) {
+	case FRAMES_NONE:
+		fprintf(out, "frames     none: taps are frames_unavailable\n");
+		break;
+	case FRAMES_FTL:
+		ftl_get_stats(fs->ftl, &st);
+		fprintf(out,
+			"frames     '%s': %" PRIu64 " packets, %" PRIu64
+			" app frames presented (%.3f s to %.3f s), %" PRIu64
+			" dropped frames\n",
+			fs->path, st.packets, st.frames,
+			fs->fed ? fs->first_present / 1e9 : 0.0,
+			fs->fed ? fs->last_present / 1e9 : 0.0,
+			st.dropped_frames);
+		if (st.malformed || st.unpaired_ends || st.packets_lost ||
+		    st.ts_rejected || st.ts_unconvertible || st.corrupt ||
+		    st.evicted_waiting || st.truncated)
+			fprintf(out,
+				"           problems: %" PRIu64
+				" malformed, %" PRIu64 " unpaired ends, %" PRIu64
+				" packets lost by the tracer, %" PRIu64
+				" bad timestamps, %" PRIu64
+				" unconvertible clocks, %" PRIu64
+				" frames never joined, %" PRIu64
+				" framing errors, %" PRIu64 " truncated\n",
+				st.malformed, st.unpaired_ends, st.packets_lost,
+				st.ts_rejected, st.ts_unconvertible,
+				st.evicted_waiting, st.corrupt, st.truncated);
+		break;
+	case FRAMES_LATENCY:
+		latency_dir_get_stats(fs->dir, &ls);
+		fprintf(out,
+			"frames     '%s': %" PRIu64 " files, %" PRIu64
+			" snapshots, %" PRIu64 " frames presented, %" PRIu64
+			" invalid, %" PRIu64 " lost pending, %" PRIu64
+			" gaps between polls\n",
+			fs->path, ls.files, ls.snapshots, ls.frames,
+			ls.frames_invalid, ls.pending_lost, ls.gaps);
+		if (ls.files_skipped || ls.garbage_lines)
+			fprintf(out,
+				"           problems: %" PRIu64
+				" files skipped, %" PRIu64 " garbage lines\n",
+				ls.files_skipped, ls.garbage_lines);
+		break;
+	}
+}

@@ -1,0 +1,47 @@
+/*
+ * Frame sources for replay: a Perfetto FrameTimeline trace ("ftl:FILE"),
+ * a directory of `dumpsys SurfaceFlinger --latency` snapshots
+ * ("latency:DIR"), or none.  The source reads ahead of the input in event
+ * time and feeds every presented frame to the correlator, with the
+ * watermark the correlator may finalize up to.
+ */
+#ifndef TAPD_FRAMES_SOURCE_H
+#define TAPD_FRAMES_SOURCE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct correlate;
+struct frames_source;
+
+/*
+ * Opens the source named by spec (NULL or "none" for no frames) and binds
+ * it to corr, which it feeds and tells its coverage.  Returns 0 and sets
+ * *out, or a negative errno after logging why.  Close with
+ * frames_source_close().
+ */
+int frames_source_open(const char *spec, struct correlate *corr,
+		       struct frames_source **out);
+
+/* NULL is a no-op. */
+void frames_source_close(struct frames_source *fs);
+
+/*
+ * Reads until the frame data is complete well past input_ns (far enough
+ * for any tap up to input_ns to be finalized) or the source ends, and
+ * sets *frames_wm to the watermark to pass to correlate_advance().
+ * Returns 0 or a negative errno.
+ */
+int frames_source_pump(struct frames_source *fs, int64_t input_ns,
+		       int64_t *frames_wm);
+
+/*
+ * Reads the rest of the source and sets *frames_end to the last time its
+ * data covers, for correlate_finish().  Returns 0 or a negative errno.
+ */
+int frames_source_finish(struct frames_source *fs, int64_t *frames_end);
+
+/* Prints the source's summary line(s) ("frames ..."). */
+void frames_source_print(const struct frames_source *fs, FILE *out);
+
+#endif

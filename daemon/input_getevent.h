@@ -1,0 +1,89 @@
+/*
+ * Reader of recorded `getevent` output: `getevent -lt` (labelled) and
+ * `getevent -t` (hex), with or without the "/dev/input/eventN: " prefix,
+ * with "add device"/"name:" headers, `-p` capability blocks, `-r` rate
+ * suffixes, trailing spaces and CRLF line ends, and several devices in one
+ * log.  Only one device is replayed: the one given, or else the touch
+ * screen found from the events each device emits: the device with the most
+ * multitouch events (positions, tracking ids, slots) or a `-p` block that
+ * lists ABS_MT_POSITION_X, a "uinput" virtual device only when nothing
+ * else qualifies.  Unprefixed events with a single "add device" header
+ * (`getevent -p DEV` then `getevent -lt DEV`) are that device's.
+ *
+ * A log without timestamps (`getevent -l` or plain `getevent`) is refused:
+ * its events cannot be placed in time.  Lines that do not parse, lines
+ * with an unknown label and, in a timestamped log, event lines without a
+ * stamp are skipped and counted, never fatal.  An empty log is not an
+ * error: it has no events.
+ */
+#ifndef TAPD_INPUT_GETEVENT_H
+#define TAPD_INPUT_GETEVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "touch.h"
+
+struct getevent;
+
+struct getevent_stats {
+	uint64_t lines;	       /* lines read, blank ones included */
+	uint64_t events;       /* event lines of the chosen device */
+	uint64_t other_events; /* event lines of other devices */
+	uint64_t skipped;      /* lines that did not parse */
+	unsigned devices;      /* devices seen in the log */
+	uint64_t backwards;    /* chosen device's times that went back */
+	uint64_t unknown;      /* skipped: an unknown label */
+	uint64_t untimed;      /* skipped: an event without a timestamp */
+};
+
+/* An axis range read from a `getevent -p` block in the log. */
+struct getevent_axis {
+	int32_t min, max;
+};
+
+/*
+ * Reads the log at path into memory and chooses the device.  device is a
+ * "/dev/input/eventN" path that selects one device, or NULL to pick the
+ * touch screen.  Returns 0 and sets *out, or a negative errno after logging
+ * why: -ENOENT and friends for the file, -EFBIG for a log over 1 GiB,
+ * -EINVAL for a log without timestamps, -ENODEV when the device is not in
+ * the log or none of the devices is a touch screen, -ENOMEM.  Free with
+ * getevent_free().
+ */
+int getevent_open(const char *path, const char *device, struct getevent **out);
+
+/*
+ * The same over a buffer in memory, which need not outlive the call; name
+ * is used in messages.
+ */
+int getevent_open_mem(const char *buf, size_t len, const char *name,
+		      const char *device, struct getevent **out);
+
+/* NULL is a no-op. */
+void getevent_free(struct getevent *g);
+
+/*
+ * Returns the next event of the chosen device in log order: 1 and fills
+ * *ev, 0 at the end of the log.
+ */
+int getevent_next(struct getevent *g, struct touch_event *ev);
+
+/*
+ * The range of axis code (ABS_MT_POSITION_X, ...) of the chosen device if
+ * the log carried a `getevent -p` block for it: returns 0 and fills *axis,
+ * or -ENOENT.
+ */
+int getevent_get_axis(const struct getevent *g, uint16_t code,
+		      struct getevent_axis *axis);
+
+/* The chosen device's path ("" when the log names no device). */
+const char *getevent_device(const struct getevent *g);
+
+/* The chosen device's name from an "add device" header, or NULL. */
+const char *getevent_device_name(const struct getevent *g);
+
+/* Counters over the whole log, final from the start. */
+void getevent_get_stats(const struct getevent *g, struct getevent_stats *st);
+
+#endif

@@ -1,0 +1,230 @@
+/*
+ * tapd: tap response time on Android, measured from the kernel's touch
+ * events and SurfaceFlinger's frame present times.  main() is setup and
+ * teardown only: it reads the command line, sets up logging and hands over
+ * to the command.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "parse.h"
+#include "replay.h"
+
+#define MS INT64_C(1000000)
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"usage: tapd replay [options]\n"
+		"       tapd --version | --help\n"
+		"\n"
+		"replay reads recorded sources to their end, stores every "
+		"gesture and prints a summary:\n"
+		"  --session DIR          a recorded session (input.getevent, "
+		"frames.pftrace or latency/,\n"
+		"                         foreground.log, device.json); the "
+		"options below override its parts\n"
+		"  --input getevent:FILE[@/dev/input/eventN]\n"
+		"                         a 'getevent -lt' or 'getevent -t' "
+		"log; @ picks one device\n"
+		"  --frames ftl:FILE|latency:DIR|none\n"
+		"                         a Perfetto FrameTimeline trace, or "
+		"'dumpsys SurfaceFlinger\n"
+		"                         --latency' snapshots (default: none "
+		"= frames_unavailable)\n"
+		"  --foreground log:FILE|app:PACKAGE\n"
+		"                         who was in front: a log of "
+		"'<monotonic_ns> <pid> <package>'\n"
+		"                         lines, or one app throughout\n"
+		"  --device FILE          device.json: screen size, density, "
+		"touch axis ranges\n"
+		"  --db PATH              the database to write (created if "
+		"missing)\n"
+		"  --slop-px N | --slop-dp N\n"
+		"                         touch slop (default 8 dp)\n"
+		"  --long-press-ms N      long-press timeout (default 400)\n"
+		"  --settle-quiet-ms N    quiet gap that ends a burst (default "
+		"300)\n"
+		"  --settle-cap-ms N      longest response window (default "
+		"5000)\n"
+		"  -v, --verbose          more messages (twice for debug)\n"
+		"  -q, --quiet            errors only\n");
+}
+
+static int
+opt_ms(const char *name, const char *arg, int64_t lo, int64_t hi,
+       int64_t *out_ns)
+{
+	int64_t v;
+
+	if (parse_int64(arg, lo, hi, &v) < 0) {
+		log_error("invalid %s '%s': expected a whole number of ms "
+			  "from %lld to %lld",
+			  name, arg, (long long)lo, (long long)hi);
+		return -EINVAL;
+	}
+	*out_ns = v * MS;
+	return 0;
+}
+
+static int
+opt_slop(const char *name, const char *arg, double *out)
+{
+	if (parse_double(arg, 0, 10000, out) < 0) {
+		log_error("invalid %s '%s': expected a number from 0 to 10000",
+			  name, arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+cmd_replay(int argc, char **argv)
+{
+	enum {
+		OPT_SESSION = 256,
+		OPT_INPUT,
+		OPT_FRAMES,
+		OPT_FOREGROUND,
+		OPT_DEVICE,
+		OPT_DB,
+		OPT_SLOP_PX,
+		OPT_SLOP_DP,
+		OPT_LONG_PRESS,
+		OPT_QUIET_MS,
+		OPT_CAP_MS,
+	};
+	static const struct option longopts[] = {
+		{"session", required_argument, NULL, OPT_SESSION},
+		{"input", required_argument, NULL, OPT_INPUT},
+		{"frames", required_argument, NULL, OPT_FRAMES},
+		{"foreground", required_argument, NULL, OPT_FOREGROUND},
+		{"device", required_argument, NULL, OPT_DEVICE},
+		{"db", required_argument, NULL, OPT_DB},
+		{"slop-px", required_argument, NULL, OPT_SLOP_PX},
+		{"slop-dp", required_argument, NULL, OPT_SLOP_DP},
+		{"long-press-ms", required_argument, NULL, OPT_LONG_PRESS},
+		{"settle-quiet-ms", required_argument, NULL, OPT_QUIET_MS},
+		{"settle-cap-ms", required_argument, NULL, OPT_CAP_MS},
+		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct replay_options o;
+	int level = LOG_LEVEL_WARN;
+	int c, rc = 0;
+
+	replay_options_init(&o);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_SESSION:
+			o.session = optarg;
+			break;
+		case OPT_INPUT:
+			o.input = optarg;
+			break;
+		case OPT_FRAMES:
+			o.frames = optarg;
+			break;
+		case OPT_FOREGROUND:
+			o.foreground = optarg;
+			break;
+		case OPT_DEVICE:
+			o.device = optarg;
+			break;
+		case OPT_DB:
+			o.db = optarg;
+			break;
+		case OPT_SLOP_PX:
+			rc = opt_slop("--slop-px", optarg, &o.slop_px);
+			break;
+		case OPT_SLOP_DP:
+			rc = opt_slop("--slop-dp", optarg, &o.slop_dp);
+			break;
+		case OPT_LONG_PRESS:
+			rc = opt_ms("--long-press-ms", optarg, 1, 60000,
+				    &o.long_press_ns);
+			break;
+		case OPT_QUIET_MS:
+			rc = opt_ms("--settle-quiet-ms", optarg, 1, 60000,
+				    &o.settle_quiet_ns);
+			break;
+		case OPT_CAP_MS:
+			rc = opt_ms("--settle-cap-ms", optarg, 1, 600000,
+				    &o.settle_cap_ns);
+			break;
+		case 'v':
+			if (level < LOG_LEVEL_DEBUG)
+				level++;
+			log_set_level(level);
+			break;
+		case 'q':
+			level = LOG_LEVEL_ERROR;
+			log_set_level(level);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+		if (rc < 0)
+			return 2;
+	}
+	if (optind < argc) {
+		log_error("unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	if (o.slop_px >= 0 && o.slop_dp >= 0) {
+		log_error("--slop-px and --slop-dp do not go together");
+		return 2;
+	}
+	if (!o.db) {
+		log_error("replay needs --db PATH");
+		return 2;
+	}
+	rc = replay_run(&o, stdout);
+	if (rc == -EINVAL)
+		return 2;
+	return rc < 0 ? 1 : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *cmd;
+
+	log_init("tapd", LOG_LEVEL_WARN);
+	log_route_libraries();
+	/* A closed reader of our stdout must not kill the process. */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+	    strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("tapd %s\n", TAPD_VERSION);
+		return 0;
+	}
+	if (strcmp(cmd, "replay") == 0)
+		return cmd_replay(argc - 1, argv + 1);
+	log_error("unknown command '%s'", cmd);
+	usage(stderr);
+	return 2;
+}

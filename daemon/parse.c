@@ -1,0 +1,49 @@
+#include "parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int
+parse_int64(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	/* strtoll skips leading blanks and takes a sign; we want neither blank. */
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (end == s || *end != '\0')
+		return -EINVAL;
+	if (errno == ERANGE || v < lo || v > hi)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int
+parse_double(const char *s, double lo, double hi, double *out)
+{
+	const char *p;
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	/* Plain decimal only: strtod would also take hex, inf and nan. */
+	for (p = s; *p; p++)
+		if (!isdigit((unsigned char)*p) && !strchr("+-.eE", *p))
+			return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end != '\0')
+		return -EINVAL;
+	if (errno == ERANGE || !isfinite(v) || v < lo || v > hi)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,44 @@
+/*
+ * Replay: the tapd pipeline fed from recorded files instead of devices.
+ * It reads the sources to their end, stores every gesture, prints a
+ * summary and returns.  The pipeline is the live one (touch tracker,
+ * gesture classifier, correlator, store), driven by event time, so a
+ * recording gives the answers the daemon would have given live.
+ */
+#ifndef TAPD_REPLAY_H
+#define TAPD_REPLAY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct replay_options {
+	/*
+	 * A recorded-session directory: input.getevent, frames.pftrace or
+	 * latency/, foreground.log, device.json.  Each of the options below
+	 * overrides its part.
+	 */
+	const char *session;
+	const char *input;      /* "getevent:FILE" or "getevent:FILE@/dev/input/eventN" */
+	const char *frames;     /* "ftl:FILE", "latency:DIR" or "none" */
+	const char *foreground; /* "log:FILE" or "app:PACKAGE" */
+	const char *device;     /* device.json */
+	const char *db;         /* the database to write (required) */
+	double slop_px;         /* < 0 when not given */
+	double slop_dp;         /* < 0 when not given */
+	int64_t long_press_ns;  /* < 0 for the default */
+	int64_t settle_quiet_ns;
+	int64_t settle_cap_ns;
+};
+
+/* Sets every field to "not given". */
+void replay_options_init(struct replay_options *opts);
+
+/*
+ * Runs the replay and prints the summary to out.  Returns 0, -EINVAL for
+ * options that do not fit together (after logging which), or the negative
+ * errno of the first source or store failure.  Lines of a log that do not
+ * parse are not failures: they are counted in the summary.
+ */
+int replay_run(const struct replay_options *opts, FILE *out);
+
+#endif

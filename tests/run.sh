@@ -1,0 +1,37 @@
+#!/bin/sh
+# Runs every test program given and prints one closing line, "N passed,
+# N failed", counting test cases: cmocka binaries report their own counts,
+# and any other program (an end-to-end script) counts as one case that
+# passes when it exits 0.
+pass=0
+fail=0
+failed=""
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+for t in "$@"; do
+	case "$t" in
+	*.sh) bash "$t" >"$out" 2>&1 ;;
+	*) "$t" >"$out" 2>&1 ;;
+	esac
+	rc=$?
+	cat "$out"
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$out" | tail -n 1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$out" | tail -n 1)
+	if [ -n "$p" ] || [ -n "$f" ]; then
+		pass=$((pass + ${p:-0}))
+		fail=$((fail + ${f:-0}))
+		# A crash after the summary, or a summary with no failures but a
+		# non-zero exit, still counts as a failure.
+		if [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
+			fail=$((fail + 1))
+		fi
+	elif [ "$rc" -eq 0 ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+	fi
+	[ "$rc" -eq 0 ] || failed="$failed $t"
+done
+[ -z "$failed" ] || echo "failing:$failed"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ -z "$failed" ]

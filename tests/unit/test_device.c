@@ -1,0 +1,125 @@
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "device.h"
+#include "log.h"
+
+static int
+parse(const char *json, struct device_info *info)
+{
+	return device_parse(json, strlen(json), "device.json", info);
+}
+
+static void
+test_full(void **state)
+{
+	struct device_info d;
+
+	(void)state;
+	assert_int_equal(
+		parse("{\"screen\": {\"width\": 1080, \"height\": 2400}, "
+		      "\"density_dpi\": 420, \"refresh_hz\": 120, "
+		      "\"android_sdk\": 33, \"touch\": {\"x\": {\"min\": 0, "
+		      "\"max\": 1079}, \"y\": {\"min\": 0, \"max\": 2399}}, "
+		      "\"future_key\": [1, 2]}",
+		      &d),
+		0);
+	assert_true(d.have_screen);
+	assert_int_equal(d.width, 1080);
+	assert_int_equal(d.height, 2400);
+	assert_int_equal(d.density_dpi, 420);
+	assert_int_equal(d.refresh_hz, 120);
+	assert_int_equal(d.android_sdk, 33);
+	assert_true(d.have_touch);
+	assert_int_equal(d.x.min, 0);
+	assert_int_equal(d.x.max, 1079);
+	assert_int_equal(d.y.max, 2399);
+}
+
+static void
+test_partial(void **state)
+{
+	struct device_info d;
+
+	(void)state;
+	assert_int_equal(parse("{\"density_dpi\": 320}", &d), 0);
+	assert_false(d.have_screen);
+	assert_false(d.have_touch);
+	assert_int_equal(d.density_dpi, 320);
+	assert_int_equal(d.refresh_hz, 0);
+	/* One axis alone cannot map positions. */
+	assert_int_equal(parse("{\"touch\": {\"x\": {\"min\": 0, \"max\": "
+			       "32767}}}",
+			       &d),
+			 0);
+	assert_false(d.have_touch);
+}
+
+static void
+test_invalid(void **state)
+{
+	struct device_info d;
+
+	(void)state;
+	assert_int_equal(parse("not json", &d), -EINVAL);
+	assert_int_equal(parse("[1]", &d), -EINVAL);
+	assert_int_equal(parse("{\"density_dpi\": \"420\"}", &d), -EINVAL);
+	assert_int_equal(parse("{\"density_dpi\": 420.5}", &d), -EINVAL);
+	assert_int_equal(parse("{\"density_dpi\": -1}", &d), -EINVAL);
+	assert_int_equal(parse("{\"screen\": {\"width\": 0, \"height\": 5}}",
+			       &d),
+			 -EINVAL);
+	assert_int_equal(parse("{\"touch\": {\"x\": {\"min\": 10, \"max\": "
+			       "10}, \"y\": {\"min\": 0, \"max\": 1}}}",
+			       &d),
+			 -EINVAL);
+	assert_int_equal(parse("{\"touch\": {\"x\": {\"min\": 0}}}", &d),
+			 -EINVAL);
+	/* A failed parse leaves nothing half-filled. */
+	assert_false(d.have_screen);
+	assert_int_equal(d.density_dpi, 0);
+}
+
+static void
+test_file(void **state)
+{
+	char path[] = "/tmp/tapd-device-XXXXXX";
+	struct device_info d;
+	const char *json = "{\"screen\": {\"width\": 720, \"height\": 1600}}";
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, json, strlen(json)), (int)strlen(json));
+	close(fd);
+	assert_int_equal(device_load(path, &d), 0);
+	assert_int_equal(d.width, 720);
+	assert_int_equal(d.height, 1600);
+	unlink(path);
+	assert_int_equal(device_load(path, &d), -ENOENT);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_partial),
+		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_file),
+	};
+
+	/* The invalid cases log their reasons; the test checks the codes. */
+	log_init("test_device", LOG_LEVEL_ERROR);
+	return cmocka_run_group_tests_name("device", tests, NULL, NULL);
+}
