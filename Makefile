@@ -59,6 +59,8 @@ FORMAT_SRCS = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/nul
 
 .PHONY: all deps run check asan clean install format format-check unit e2e
 .DEFAULT_GOAL := all
+# Objects are kept between runs even when only a test binary needed them.
+.SECONDARY:
 
 all: $(TAPD) $(SIM)
 
@@ -113,6 +115,7 @@ $(TAPD): $(BUILD)/daemon/main.o $(LIBTAPD)
 
 $(BUILD)/t/test_%: $(BUILD)/tests/unit/test_%.o $(LIBTAPD)
 	$(quiet) LD $@
+	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(CMOCKA_LIBS)
 
 # The simulator writes its formats with code of its own, not the daemon's:

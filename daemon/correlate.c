@@ -371,9 +371,11 @@ frame_release(struct correlate *c, uint32_t slot)
 }
 
 /*
- * Drops the first n frames in present order.  They all started at or
- * before the latest of their starts, so the by_start scan stops there; it
- * also passes over the frames still in flight, which stay.
+ * Drops the first n frames in present order.  None of them started after
+ * the latest of their starts, so the by_start scan stops there.  On the
+ * way it passes over frames that started as early but are presented
+ * later, which stay: the scan costs what is dropped plus what is in
+ * flight, not what is held.
  */
 static void
 drop_oldest(struct correlate *c, uint32_t n)

@@ -146,12 +146,12 @@ struct pkt {
 
 enum ent_kind {
 	ENT_FREE = 0,
-	ENT_EXPECTED,        /* an expected-timeline start, kept to pair */
-	ENT_DISPLAY,         /* an actual display frame; val = its token */
+	ENT_EXPECTED,	     /* an expected-timeline start, kept to pair */
+	ENT_DISPLAY,	     /* an actual display frame; val = its token */
 	ENT_DISPLAY_IGNORED, /* token 0 or dropped: no present to record */
-	ENT_SURFACE,         /* an actual surface frame; val = pool index */
+	ENT_SURFACE,	     /* an actual surface frame; val = pool index */
 	ENT_SURFACE_DROPPED, /* PRESENT_DROPPED: counted, never emitted */
-	ENT_PRESENT,         /* present table: val = present time */
+	ENT_PRESENT,	     /* present table: val = present time */
 };
 
 /* A slot of the open-start table or of the present table. */
@@ -319,7 +319,8 @@ table_del(struct table *t, struct ent *e)
 			break;
 		home = ent_hash(t->slot[j].seq, t->slot[j].key) & t->mask;
 		/* The entry at j may move to i unless home lies in (i, j]. */
-		if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
+		if (i <= j ? (home <= i || home > j)
+			   : (home <= i && home > j)) {
 			t->slot[i] = t->slot[j];
 			i = j;
 		}
@@ -396,7 +397,8 @@ sweep(struct ftl *r)
 		i++;
 	}
 	for (i = 0; i < r->cfg.max_pending && r->waiting > 0; i++) {
-		if (r->pool[i].state == SURF_WAITING && r->pool[i].t < horizon) {
+		if (r->pool[i].state == SURF_WAITING &&
+		    r->pool[i].t < horizon) {
 			r->st.evicted_waiting++;
 			surf_release(r, i);
 		}
@@ -1251,8 +1253,8 @@ ftl_new(const struct ftl_config *cfg, struct ftl **out)
 	if (r->pool == NULL)
 		goto out;
 	for (i = 0; i < cfg->max_pending; i++)
-		r->pool[i].next_free = i + 1 < cfg->max_pending ? i + 1
-								: NONE_IDX;
+		r->pool[i].next_free =
+			i + 1 < cfg->max_pending ? i + 1 : NONE_IDX;
 	r->pool_free = 0;
 	*out = r;
 	r = NULL;

@@ -84,36 +84,36 @@ enum ftl_present {
 };
 
 /* FrameTimelineEvent.JankType bits, as found in ftl_frame.jank. */
-#define FTL_JANK_NONE                 0x1u
-#define FTL_JANK_SF_SCHEDULING        0x2u
-#define FTL_JANK_PREDICTION_ERROR     0x4u
-#define FTL_JANK_DISPLAY_HAL          0x8u
-#define FTL_JANK_SF_CPU_DEADLINE      0x10u
-#define FTL_JANK_SF_GPU_DEADLINE      0x20u
-#define FTL_JANK_APP_DEADLINE         0x40u
-#define FTL_JANK_BUFFER_STUFFING      0x80u
-#define FTL_JANK_UNKNOWN              0x100u
-#define FTL_JANK_SF_STUFFING          0x200u
-#define FTL_JANK_DROPPED              0x400u
+#define FTL_JANK_NONE		  0x1u
+#define FTL_JANK_SF_SCHEDULING	  0x2u
+#define FTL_JANK_PREDICTION_ERROR 0x4u
+#define FTL_JANK_DISPLAY_HAL	  0x8u
+#define FTL_JANK_SF_CPU_DEADLINE  0x10u
+#define FTL_JANK_SF_GPU_DEADLINE  0x20u
+#define FTL_JANK_APP_DEADLINE	  0x40u
+#define FTL_JANK_BUFFER_STUFFING  0x80u
+#define FTL_JANK_UNKNOWN	  0x100u
+#define FTL_JANK_SF_STUFFING	  0x200u
+#define FTL_JANK_DROPPED	  0x400u
 
 /* ftl_frame.flags */
-#define FTL_FRAME_ON_TIME_FINISH 0x1u /* the app finished on time */
+#define FTL_FRAME_ON_TIME_FINISH  0x1u /* the app finished on time */
 #define FTL_FRAME_GPU_COMPOSITION 0x2u
-#define FTL_FRAME_BUFFER          0x4u /* is_buffer: not a buffer-less transaction */
-#define FTL_FRAME_LAYER_CUT       0x8u /* layer was longer than FTL_LAYER_MAX - 1 */
+#define FTL_FRAME_BUFFER	  0x4u /* is_buffer: not a buffer-less transaction */
+#define FTL_FRAME_LAYER_CUT	  0x8u /* layer was longer than FTL_LAYER_MAX - 1 */
 
 /* One app frame that was presented.  Times are CLOCK_MONOTONIC ns. */
 struct ftl_frame {
-	int32_t pid;           /* the app (owner of the layer) */
-	int32_t present_type;  /* enum ftl_present, as the trace had it */
+	int32_t pid;	      /* the app (owner of the layer) */
+	int32_t present_type; /* enum ftl_present, as the trace had it */
 	int32_t prediction_type;
-	uint32_t jank;         /* FTL_JANK_* bits of the app frame */
-	unsigned flags;        /* FTL_FRAME_* */
-	int64_t token;         /* the app's vsync id */
-	int64_t display_token; /* the display frame that presented it */
-	int64_t start_ns;      /* actual start of the app's work */
-	int64_t ready_ns;      /* buffer ready (max of GPU done, queued) */
-	int64_t present_ns;    /* present fence of the display frame */
+	uint32_t jank;		   /* FTL_JANK_* bits of the app frame */
+	unsigned flags;		   /* FTL_FRAME_* */
+	int64_t token;		   /* the app's vsync id */
+	int64_t display_token;	   /* the display frame that presented it */
+	int64_t start_ns;	   /* actual start of the app's work */
+	int64_t ready_ns;	   /* buffer ready (max of GPU done, queued) */
+	int64_t present_ns;	   /* present fence of the display frame */
 	char layer[FTL_LAYER_MAX]; /* "TX - <layer>", NUL-terminated */
 };
 
@@ -138,27 +138,29 @@ struct ftl_config {
 
 /* Counters since ftl_new(); none is ever reset. */
 struct ftl_stats {
-	uint64_t bytes;           /* bytes fed */
-	uint64_t packets;         /* TracePackets read */
-	uint64_t frame_events;    /* packets with a frame_timeline_event */
-	uint64_t clock_snapshots; /* usable ClockSnapshots */
-	uint64_t frames;          /* frames emitted */
-	uint64_t dropped_frames;  /* PRESENT_DROPPED surface frames */
+	uint64_t bytes;		   /* bytes fed */
+	uint64_t packets;	   /* TracePackets read */
+	uint64_t frame_events;	   /* packets with a frame_timeline_event */
+	uint64_t clock_snapshots;  /* usable ClockSnapshots */
+	uint64_t frames;	   /* frames emitted */
+	uint64_t dropped_frames;   /* PRESENT_DROPPED surface frames */
 	uint64_t ignored_displays; /* display frames with token 0 or dropped */
-	uint64_t unpaired_ends;   /* FrameEnds with an unknown cookie */
-	uint64_t unpaired_starts; /* starts never ended (aged out, replaced, eof) */
-	uint64_t evicted_waiting; /* surface frames whose display frame never came */
-	uint64_t packets_lost;    /* packets with previous_packet_dropped set */
-	uint64_t malformed;       /* undecodable packets, events missing fields */
-	uint64_t ts_rejected;     /* out-of-range timestamps */
+	uint64_t unpaired_ends;	   /* FrameEnds with an unknown cookie */
+	uint64_t unpaired_starts;  /* starts never ended (aged out, replaced,
+				      eof) */
+	uint64_t evicted_waiting;  /* surface frames whose display frame never
+				      came */
+	uint64_t packets_lost; /* packets with previous_packet_dropped set */
+	uint64_t malformed;    /* undecodable packets, events missing fields */
+	uint64_t ts_rejected;  /* out-of-range timestamps */
 	uint64_t ts_unconvertible; /* timestamps in a clock we cannot convert */
-	uint64_t compressed;      /* compressed packet bundles skipped */
-	uint64_t oversized;       /* records longer than max_packet, skipped */
-	uint64_t truncated;       /* a record cut short by ftl_eof() */
-	uint64_t corrupt;         /* framing errors (the rest is ignored) */
-	uint64_t ignored_bytes;   /* bytes ignored after a framing error */
-	uint64_t queue_dropped;   /* frames lost to a full queue */
-	uint32_t waiting;         /* surface frames pending right now */
+	uint64_t compressed;	   /* compressed packet bundles skipped */
+	uint64_t oversized;	   /* records longer than max_packet, skipped */
+	uint64_t truncated;	   /* a record cut short by ftl_eof() */
+	uint64_t corrupt;	   /* framing errors (the rest is ignored) */
+	uint64_t ignored_bytes;	   /* bytes ignored after a framing error */
+	uint64_t queue_dropped;	   /* frames lost to a full queue */
+	uint32_t waiting;	   /* surface frames pending right now */
 };
 
 /* Receives frames from ftl_read_file(); returns 0 or a negative errno. */
@@ -225,11 +227,11 @@ void ftl_get_stats(const struct ftl *r, struct ftl_stats *st);
 
 /*
  * Reads the trace file at path to its end through r: feeds it in chunks,
- * passes every frame to cb, then calls ftl_eof() and passes the last ones.
+ * passes every frame to cb (which must not be NULL), then calls ftl_eof()
+ * and passes the last ones.
  * Returns 0, a negative errno for the file (logged), or what cb returned
  * when negative (reading stops there).
  */
-int ftl_read_file(struct ftl *r, const char *path, ftl_frame_cb cb,
-		  void *ctx);
+int ftl_read_file(struct ftl *r, const char *path, ftl_frame_cb cb, void *ctx);
 
 #endif

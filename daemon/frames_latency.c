@@ -24,12 +24,12 @@
 /* A --list line is a name plus, on A15+, a wrapper of a few fields. */
 #define LIST_LINE_MAX (LATENCY_NAME_MAX + 256)
 
-#define TX_PREFIX        "TX - "
-#define SV_PREFIX        "SurfaceView["
-#define SV_PREFIX_A10    "SurfaceView - "
-#define BLAST_TAG        "(BLAST)"
+#define TX_PREFIX	 "TX - "
+#define SV_PREFIX	 "SurfaceView["
+#define SV_PREFIX_A10	 "SurfaceView - "
+#define BLAST_TAG	 "(BLAST)"
 #define REQUESTED_PREFIX "RequestedLayerState{"
-#define LAYER_HEADER     "# layer: "
+#define LAYER_HEADER	 "# layer: "
 
 struct latency_snapshot {
 	int64_t period_ns;
@@ -151,18 +151,18 @@ parse_i64(const char *s, size_t len, int64_t lo, int64_t hi, int64_t *out)
 	return 0;
 }
 
-/*
- * Walks buf line by line.  Returns 1 and sets the line (without its '\n'
- * and a '\r' before it) and whether a '\n' ended it, or 0 at the end.
- */
+/* A position in a buffer that is read line by line. */
 struct line_iter {
 	const char *p;
 	const char *end;
 };
 
+/*
+ * Returns 1 and sets the next line (without its '\n' and a '\r' before
+ * it) and whether a '\n' ended it, or 0 at the end of the buffer.
+ */
 static int
-next_line(struct line_iter *it, const char **line, size_t *len,
-	  int *terminated)
+next_line(struct line_iter *it, const char **line, size_t *len, int *terminated)
 {
 	const char *nl;
 
@@ -261,8 +261,8 @@ latency_row_classify(const struct latency_row *row)
 static int
 is_package_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) ||
-	       c == '_' || c == '.';
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       is_digit(c) || c == '_' || c == '.';
 }
 
 int
@@ -280,8 +280,8 @@ latency_layer_package(const char *layer, char *buf, size_t size)
 	else if (strncmp(p, SV_PREFIX_A10, strlen(SV_PREFIX_A10)) == 0)
 		p += strlen(SV_PREFIX_A10);
 	len = strcspn(p, "/#](");
-	if (len == 0 || !((p[0] >= 'a' && p[0] <= 'z') ||
-			  (p[0] >= 'A' && p[0] <= 'Z')))
+	if (len == 0 ||
+	    !((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z')))
 		return -EINVAL;
 	for (i = 0; i < len; i++)
 		if (!is_package_char(p[i]))
@@ -399,7 +399,8 @@ latency_snapshot_parse(const char *buf, size_t len,
 		 * builds a "now = <ns>" line before or instead of it.
 		 */
 		if (!any_row && ntok == 1 && snap->period_ns < 0 &&
-		    parse_i64(tok[0].s, tok[0].len, 0, PERIOD_MAX_NS, &v) == 0) {
+		    parse_i64(tok[0].s, tok[0].len, 0, PERIOD_MAX_NS, &v) ==
+			    0) {
 			snap->period_ns = v;
 			continue;
 		}
@@ -590,7 +591,8 @@ tracker_advance(struct latency_tracker *t, int64_t capture_ns)
 		int64_t p = t->pending[i];
 
 		/* Keys are > 0, so capture_ns - p cannot overflow. */
-		if (p <= capture_ns && capture_ns - p > LATENCY_PENDING_STALE_NS)
+		if (p <= capture_ns &&
+		    capture_ns - p > LATENCY_PENDING_STALE_NS)
 			continue;
 		if (p - 1 < w)
 			w = p - 1;
@@ -647,7 +649,8 @@ latency_tracker_feed(struct latency_tracker *t, int64_t capture_ns,
 			f.app = t->app;
 			f.desired_ns = r->desired_ns;
 			f.present_ns = r->actual_ns;
-			f.ready_ns = r->ready_ns > 0 && r->ready_ns != LATENCY_PENDING
+			f.ready_ns = r->ready_ns > 0 && r->ready_ns !=
+								LATENCY_PENDING
 					     ? r->ready_ns
 					     : -1;
 			rc = cb(ctx, &f);
@@ -734,8 +737,8 @@ static size_t
 requested_name_len(const char *s, size_t len)
 {
 	static const char *const markers[] = {
-		" parentId=", " relativeParentId=", " isRelativeOf=",
-		" mirrorId=", " !handle",           " z=",
+		" parentId=",	" relativeParentId=", " isRelativeOf=",
+		" mirrorId=",	" !handle",	      " z=",
 		" layerStack=",
 	};
 	size_t i, k, first = len, endc;
@@ -963,7 +966,8 @@ latency_list_pick(const struct latency_list *list, const char *package,
 	if (!cand || !bases)
 		goto out;
 	for (i = 0; i < list->n; i++) {
-		if (list->dead[i] || !is_app_layer(list->names[i], package, plen))
+		if (list->dead[i] ||
+		    !is_app_layer(list->names[i], package, plen))
 			continue;
 		cand[ncand++] = i;
 		if (strstr(list->names[i], BLAST_TAG)) {
@@ -1333,7 +1337,8 @@ latency_dir_next(struct latency_dir *d, latency_frame_cb cb, void *ctx,
 		return 0;
 	capture = d->entries[d->next].capture;
 	d->cycle++;
-	while (d->next < d->nentries && d->entries[d->next].capture == capture) {
+	while (d->next < d->nentries &&
+	       d->entries[d->next].capture == capture) {
 		e = &d->entries[d->next++];
 		max = e->kind == DIR_LIST ? LATENCY_LIST_FILE_MAX
 					  : LATENCY_SNAPSHOT_FILE_MAX;

@@ -115,7 +115,8 @@
 /* Fence::SIGNAL_TIME_PENDING: a present (or ready) fence not yet signalled. */
 #define LATENCY_PENDING INT64_MAX
 
-/* Rows SurfaceFlinger prints for a layer (FrameTracker NUM_FRAME_RECORDS - 1). */
+/* Rows SurfaceFlinger prints for a layer (FrameTracker NUM_FRAME_RECORDS - 1).
+ */
 #define LATENCY_RING_ROWS 127
 
 /* Rows kept per snapshot; more are dropped, counted in rows_over. */
@@ -129,7 +130,7 @@
 
 /* Largest recorded snapshot and --list file read, in bytes. */
 #define LATENCY_SNAPSHOT_FILE_MAX (1 << 20)
-#define LATENCY_LIST_FILE_MAX     (8 << 20)
+#define LATENCY_LIST_FILE_MAX	  (8 << 20)
 
 /* Names kept from one --list output; more are counted as garbage. */
 #define LATENCY_LIST_NAMES_MAX 65536
@@ -164,23 +165,23 @@ enum latency_row_kind {
  * duplicates and pending_lost count distinct frames or rows suppressed.
  */
 struct latency_stats {
-	uint64_t files;          /* recorded files read */
-	uint64_t files_skipped;  /* directory entries skipped */
-	uint64_t snapshots;      /* --latency outputs parsed */
-	uint64_t incomplete;     /* of which incomplete (see above) */
-	uint64_t rows;           /* rows of every kind */
-	uint64_t zero_rows;      /* "0 0 0" rows */
-	uint64_t pending_rows;   /* rows with a pending present */
-	uint64_t invalid_rows;   /* invalid rows */
-	uint64_t rows_over;      /* rows past LATENCY_ROWS_MAX, dropped */
-	uint64_t garbage_lines;  /* lines of neither format, skipped */
-	uint64_t duplicates;     /* rows of frames already finalized */
-	uint64_t frames;         /* frames emitted */
+	uint64_t files;		 /* recorded files read */
+	uint64_t files_skipped;	 /* directory entries skipped */
+	uint64_t snapshots;	 /* --latency outputs parsed */
+	uint64_t incomplete;	 /* of which incomplete (see above) */
+	uint64_t rows;		 /* rows of every kind */
+	uint64_t zero_rows;	 /* "0 0 0" rows */
+	uint64_t pending_rows;	 /* rows with a pending present */
+	uint64_t invalid_rows;	 /* invalid rows */
+	uint64_t rows_over;	 /* rows past LATENCY_ROWS_MAX, dropped */
+	uint64_t garbage_lines;	 /* lines of neither format, skipped */
+	uint64_t duplicates;	 /* rows of frames already finalized */
+	uint64_t frames;	 /* frames emitted */
 	uint64_t frames_invalid; /* frames dropped for an invalid present */
-	uint64_t pending_lost;   /* pending frames gone without a present */
-	uint64_t gaps;           /* snapshots sharing no frame with the last */
-	uint64_t lists;          /* --list outputs parsed */
-	uint64_t list_names;     /* layer names read from them */
+	uint64_t pending_lost;	 /* pending frames gone without a present */
+	uint64_t gaps;		 /* snapshots sharing no frame with the last */
+	uint64_t lists;		 /* --list outputs parsed */
+	uint64_t list_names;	 /* layer names read from them */
 };
 
 /* The kind of a row, by the rules above. */
@@ -227,8 +228,8 @@ int latency_snapshot_complete(const struct latency_snapshot *snap);
 size_t latency_snapshot_rows(const struct latency_snapshot *snap);
 
 /* Row i, or NULL when i is out of range. */
-const struct latency_row *latency_snapshot_row(
-	const struct latency_snapshot *snap, size_t i);
+const struct latency_row *
+latency_snapshot_row(const struct latency_snapshot *snap, size_t i);
 
 /*
  * Fills snapshots (1), incomplete, rows, zero_rows, pending_rows,
@@ -303,9 +304,11 @@ struct latency_list;
 
 /*
  * Parses one --list output; both forms, and a mix of them, are accepted.
- * Blank lines are skipped; lines longer than LATENCY_NAME_MAX, holding a
- * NUL, or a `RequestedLayerState{` with no name are garbage.  Returns 0
- * and sets *out, or -ENOMEM.  Free with latency_list_free().
+ * Blank lines are skipped.  Lines longer than LATENCY_NAME_MAX + 256
+ * bytes or holding a NUL, names longer than LATENCY_NAME_MAX, a
+ * `RequestedLayerState{` with no name, and lines past
+ * LATENCY_LIST_NAMES_MAX names are garbage.  Returns 0 and sets *out, or
+ * -ENOMEM.  Free with latency_list_free().
  */
 int latency_list_parse(const char *buf, size_t len, struct latency_list **out);
 

@@ -248,9 +248,15 @@ frames_source_pump(struct frames_source *fs, int64_t input_ns,
 	int64_t wm, target;
 	int rc;
 
-	*frames_wm = INT64_MIN;
+	/*
+	 * Without a source no frame will ever come, so the frame data never
+	 * holds a tap back: it is finalized (as frames_unavailable) as soon
+	 * as its window is known.
+	 */
+	*frames_wm = INT64_MAX;
 	if (fs->kind == FRAMES_NONE)
 		return 0;
+	*frames_wm = INT64_MIN;
 	target = input_ns > INT64_MAX - FRAMES_LOOKAHEAD_NS
 			 ? INT64_MAX
 			 : input_ns + FRAMES_LOOKAHEAD_NS;

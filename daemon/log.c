@@ -49,7 +49,7 @@ log_set_level(enum log_level level)
 	log_level = level;
 }
 
-static void
+static void __attribute__((format(printf, 2, 0)))
 log_write(enum log_level level, const char *fmt, va_list ap, const char *tail)
 {
 	char line[2048];
@@ -216,7 +216,7 @@ log_sqlite(void *arg, int code, const char *msg)
 		log_warnx("sqlite: %s (%d)", msg, code);
 }
 
-static void
+static void __attribute__((format(printf, 6, 0)))
 log_evdev(enum libevdev_log_priority priority, void *data, const char *file,
 	  int line, const char *func, const char *fmt, va_list args)
 {

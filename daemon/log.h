@@ -47,7 +47,8 @@ void log_close(void);
 void log_route_libraries(void);
 
 /* A libmicrohttpd MHD_OPTION_EXTERNAL_LOGGER callback; cls is unused. */
-void log_mhd(void *cls, const char *fmt, va_list ap);
+void log_mhd(void *cls, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 /* Like log_warnx() with ": strerror(errno)" appended. */
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

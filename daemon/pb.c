@@ -174,8 +174,7 @@ pb_next(struct pb_reader *r, struct pb_field *f)
 		goto bad;
 	if (f->wire == PB_WIRE_EGROUP)
 		goto bad;
-	if (f->wire == PB_WIRE_SGROUP &&
-	    skip_group(&p, r->end, f->num, f) < 0)
+	if (f->wire == PB_WIRE_SGROUP && skip_group(&p, r->end, f->num, f) < 0)
 		goto bad;
 	r->pos = p;
 	return 1;

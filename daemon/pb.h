@@ -58,7 +58,7 @@ struct pb_reader {
 
 /* One field, as pb_next() returns it. */
 struct pb_field {
-	uint32_t num;      /* field number, 1 .. PB_FIELD_MAX */
+	uint32_t num;	   /* field number, 1 .. PB_FIELD_MAX */
 	enum pb_wire wire; /* never PB_WIRE_EGROUP */
 	/*
 	 * The value of a varint, i64 or i32 field (an i32 in the low 32

@@ -502,8 +502,10 @@ print_summary(struct replay *r, FILE *out, const char *input_file,
 		"p99");
 	for (i = 0; i < r->napps; i++) {
 		a = &r->apps[i];
-		qsort(a->first, a->n, sizeof(*a->first), cmp_i64);
-		qsort(a->settle, a->n, sizeof(*a->settle), cmp_i64);
+		if (a->n > 0) {
+			qsort(a->first, a->n, sizeof(*a->first), cmp_i64);
+			qsort(a->settle, a->n, sizeof(*a->settle), cmp_i64);
+		}
 		fprintf(out, "%-32.32s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " ",
 			a->app, a->measured, a->no_response, a->other);
 		print_ms(out, a->first, a->n, 50);

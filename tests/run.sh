@@ -1,8 +1,8 @@
 #!/bin/sh
 # Runs every test program given and prints one closing line, "N passed,
 # N failed", counting test cases: cmocka binaries report their own counts,
-# and any other program (an end-to-end script) counts as one case that
-# passes when it exits 0.
+# end-to-end scripts end with a "name: N passed, N failed" line of their
+# own, and any other program counts as one case that passes when it exits 0.
 pass=0
 fail=0
 failed=""
@@ -17,6 +17,13 @@ for t in "$@"; do
 	cat "$out"
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$out" | tail -n 1)
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$out" | tail -n 1)
+	if [ -z "$p" ] && [ -z "$f" ]; then
+		line=$(sed -n 's/^[A-Za-z0-9_-]*:* *\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' "$out" | tail -n 1)
+		if [ -n "$line" ]; then
+			p=${line% *}
+			f=${line#* }
+		fi
+	fi
 	if [ -n "$p" ] || [ -n "$f" ]; then
 		pass=$((pass + ${p:-0}))
 		fail=$((fail + ${f:-0}))

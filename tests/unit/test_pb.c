@@ -480,8 +480,7 @@ test_fixture(void **state)
 				while (pb_next(&sr, &sf) > 0) {
 					if (sf.num != 5)
 						continue;
-					assert_int_equal(sf.len,
-							 strlen(layer));
+					assert_int_equal(sf.len, strlen(layer));
 					assert_memory_equal(sf.data, layer,
 							    sf.len);
 					layers++;
