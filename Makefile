@@ -35,7 +35,7 @@ LIBS = $(PKG_LIBS) -lm -lpthread
 # Debian packages the build, the tests and the tools need.
 DEB_PKGS := build-essential pkg-config clang libclang-rt-14-dev clang-format \
 	libsqlite3-dev sqlite3 libevdev-dev libcjson-dev libmicrohttpd-dev \
-	libcmocka-dev libcurl4-openssl-dev protobuf-compiler
+	libcmocka-dev libcurl4-openssl-dev protobuf-compiler bc
 
 ifeq ($(V),1)
 Q :=

@@ -29,7 +29,8 @@ get_int(const cJSON *obj, const char *key, const char *name, double lo,
 	if (!item || cJSON_IsNull(item))
 		return 0;
 	if (!cJSON_IsNumber(item)) {
-		log_warnx("cannot read '%s': \"%s\" is not a number", name, key);
+		log_warnx("cannot read '%s': \"%s\" is not a number", name,
+			  key);
 		return -EINVAL;
 	}
 	v = item->valuedouble;
@@ -122,8 +123,9 @@ device_parse(const char *json, size_t len, const char *name,
 	touch = cJSON_GetObjectItemCaseSensitive(root, "touch");
 	if (touch) {
 		if (!cJSON_IsObject(touch)) {
-			log_warnx("cannot read '%s': \"touch\" is not an object",
-				  name);
+			log_warnx(
+				"cannot read '%s': \"touch\" is not an object",
+				name);
 			rc = -EINVAL;
 			goto out;
 		}

@@ -18,10 +18,10 @@ struct device_axis {
 /* Plain data, filled by device_load(). */
 struct device_info {
 	int have_screen;
-	int32_t width, height;  /* display px */
-	int32_t density_dpi;    /* 0 when unknown */
-	int32_t refresh_hz;     /* 0 when unknown */
-	int32_t android_sdk;    /* 0 when unknown */
+	int32_t width, height; /* display px */
+	int32_t density_dpi;   /* 0 when unknown */
+	int32_t refresh_hz;    /* 0 when unknown */
+	int32_t android_sdk;   /* 0 when unknown */
 	int have_touch;
 	struct device_axis x, y; /* raw touch axis ranges */
 };

@@ -318,7 +318,8 @@ frames_source_print(const struct frames_source *fs, FILE *out)
 		    st.evicted_waiting || st.truncated)
 			fprintf(out,
 				"           problems: %" PRIu64
-				" malformed, %" PRIu64 " unpaired ends, %" PRIu64
+				" malformed, %" PRIu64
+				" unpaired ends, %" PRIu64
 				" packets lost by the tracer, %" PRIu64
 				" bad timestamps, %" PRIu64
 				" unconvertible clocks, %" PRIu64

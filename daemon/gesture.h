@@ -36,7 +36,7 @@ struct gesture_axis {
 };
 
 struct gesture_config {
-	double slop_px;        /* touch slop in display px (or raw units) */
+	double slop_px;	       /* touch slop in display px (or raw units) */
 	int64_t long_press_ns; /* long-press timeout */
 	/*
 	 * When have_mapping is set, raw values map to display px as
@@ -53,10 +53,11 @@ struct gesture_record {
 	enum gesture_kind kind;
 	int64_t t_down_ns;  /* SYN_REPORT of the first finger down */
 	int64_t t_up_ns;    /* SYN_REPORT of the last finger up */
-	double x, y;        /* where the first finger went down, display px */
-	double max_dist_px; /* the first contact's largest distance from its down point */
+	double x, y;	    /* where the first finger went down, display px */
+	double max_dist_px; /* the first contact's largest distance from its
+			       down point */
 	unsigned fingers;   /* most contacts down at once */
-	unsigned flags;     /* GESTURE_FLAG_* */
+	unsigned flags;	    /* GESTURE_FLAG_* */
 };
 
 struct gesture;
@@ -87,8 +88,9 @@ int gesture_in_progress(const struct gesture *g);
 /* The name used in the database and the API: "tap", "long_press", ... */
 const char *gesture_kind_name(enum gesture_kind kind);
 
-/* Maps a raw position to display px with cfg's mapping (identity without one). */
-void gesture_map(const struct gesture_config *cfg, int32_t raw_x,
-		 int32_t raw_y, double *x, double *y);
+/* Maps a raw position to display px with cfg's mapping (identity without one).
+ */
+void gesture_map(const struct gesture_config *cfg, int32_t raw_x, int32_t raw_y,
+		 double *x, double *y);
 
 #endif

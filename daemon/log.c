@@ -68,7 +68,8 @@ log_write(enum log_level level, const char *fmt, va_list ap, const char *tail)
 
 	pthread_mutex_lock(&log_lock);
 	out = log_file ? log_file : stderr;
-	/* A file gets wall-clock stamps; stderr is stamped by its supervisor. */
+	/* A file gets wall-clock stamps; stderr is stamped by its supervisor.
+	 */
 	if (log_file && clock_gettime(CLOCK_REALTIME, &ts) == 0 &&
 	    localtime_r(&ts.tv_sec, &tm))
 		strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S ", &tm);
@@ -174,7 +175,8 @@ log_reopen(void)
 	if (log_path) {
 		f = fopen(log_path, "ae");
 		if (!f) {
-			/* Keep writing to the old file rather than lose lines. */
+			/* Keep writing to the old file rather than lose lines.
+			 */
 			rc = -errno;
 		} else {
 			fclose(log_file);
@@ -253,7 +255,8 @@ log_route_libraries(void)
 {
 	/* Fails harmlessly (SQLITE_MISUSE) if SQLite is already initialized. */
 	if (sqlite3_config(SQLITE_CONFIG_LOG, log_sqlite, NULL) != SQLITE_OK)
-		log_debug("sqlite log hook not set: sqlite already initialized");
+		log_debug(
+			"sqlite log hook not set: sqlite already initialized");
 	libevdev_set_log_function(log_evdev, NULL);
 	libevdev_set_log_priority(LIBEVDEV_LOG_DEBUG);
 }

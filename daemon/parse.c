@@ -12,7 +12,8 @@ parse_int64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 	char *end;
 	long long v;
 
-	/* strtoll skips leading blanks and takes a sign; we want neither blank. */
+	/* strtoll skips leading blanks and takes a sign; we want neither blank.
+	 */
 	if (!s || !*s || isspace((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;

@@ -25,9 +25,9 @@ struct app_stats {
 	uint64_t measured; /* taps and long presses */
 	uint64_t ok;
 	uint64_t no_response;
-	uint64_t other;    /* truncated, frames_unavailable */
-	int64_t *first;    /* first_frame of ok taps */
-	int64_t *settle;   /* settle of ok taps */
+	uint64_t other;	 /* truncated, frames_unavailable */
+	int64_t *first;	 /* first_frame of ok taps */
+	int64_t *settle; /* settle of ok taps */
 	size_t n, cap;
 };
 
@@ -304,7 +304,8 @@ on_gesture(struct replay *r, const struct gesture_record *rec)
 	if (!app)
 		r->unattributed++;
 	if (rec->kind != GESTURE_TAP && rec->kind != GESTURE_LONG_PRESS) {
-		/* Swipes and multi-finger gestures are counted, not measured. */
+		/* Swipes and multi-finger gestures are counted, not measured.
+		 */
 		tap_from_record(&tap, rec, app, pid);
 		return store_add_tap(r->store, &tap);
 	}
@@ -467,8 +468,7 @@ print_summary(struct replay *r, FILE *out, const char *input_file,
 		"touch      %" PRIu64 " contacts, %" PRIu64
 		" SYN_DROPPED (%" PRIu64 " events discarded), %" PRIu64
 		" gestures touched by a drop\n",
-		ts.contacts, ts.syn_dropped, ts.discarded,
-		r->dropped_gestures);
+		ts.contacts, ts.syn_dropped, ts.discarded, r->dropped_gestures);
 	fprintf(out,
 		"gestures   %" PRIu64 ": %" PRIu64 " tap, %" PRIu64
 		" long_press, %" PRIu64 " swipe, %" PRIu64 " multi\n",
@@ -495,10 +495,15 @@ print_summary(struct replay *r, FILE *out, const char *input_file,
 	if (store_lost(r->store))
 		fprintf(out, ", %" PRIu64 " LOST", store_lost(r->store));
 	fprintf(out, "\n\n");
-	fprintf(out, "%-32s %6s %6s %6s  %-26s  %-26s\n", "", "", "no", "",
+	/*
+	 * Per app: gestures measured, how many had no response, how many
+	 * could not be measured (truncated, frames_unavailable), and the
+	 * nearest-rank percentiles of the ok ones.
+	 */
+	fprintf(out, "%-40s %6s %7s %6s  %-26s  %-26s\n", "", "", "", "",
 		"first_frame ms", "settle ms");
-	fprintf(out, "%-32s %6s %6s %6s  %8s %8s %8s  %8s %8s %8s\n", "app",
-		"taps", "resp", "other", "p50", "p90", "p99", "p50", "p90",
+	fprintf(out, "%-40s %6s %7s %6s  %8s %8s %8s  %8s %8s %8s\n", "app",
+		"taps", "no_resp", "other", "p50", "p90", "p99", "p50", "p90",
 		"p99");
 	for (i = 0; i < r->napps; i++) {
 		a = &r->apps[i];
@@ -506,7 +511,7 @@ print_summary(struct replay *r, FILE *out, const char *input_file,
 			qsort(a->first, a->n, sizeof(*a->first), cmp_i64);
 			qsort(a->settle, a->n, sizeof(*a->settle), cmp_i64);
 		}
-		fprintf(out, "%-32.32s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " ",
+		fprintf(out, "%-40.40s %6" PRIu64 " %7" PRIu64 " %6" PRIu64 " ",
 			a->app, a->measured, a->no_response, a->other);
 		print_ms(out, a->first, a->n, 50);
 		print_ms(out, a->first, a->n, 90);
@@ -559,7 +564,8 @@ resolve_sources(const struct replay_options *o, char **input, char **frames,
 		free(p);
 	}
 	if (!*input) {
-		log_error("replay needs --input getevent:FILE or --session DIR");
+		log_error(
+			"replay needs --input getevent:FILE or --session DIR");
 		return -EINVAL;
 	}
 	if (o->frames)
@@ -572,7 +578,8 @@ resolve_sources(const struct replay_options *o, char **input, char **frames,
 		} else {
 			free(p);
 			p = path_join(o->session, "latency");
-			if (p && path_exists(p) && asprintf(frames, "latency:%s", p) < 0)
+			if (p && path_exists(p) &&
+			    asprintf(frames, "latency:%s", p) < 0)
 				*frames = NULL;
 		}
 		free(p);
@@ -716,7 +723,8 @@ replay_run(const struct replay_options *opts, FILE *out)
 	}
 	if (rc < 0)
 		goto out;
-	/* A contact still down at the end of the log never ended: no gesture. */
+	/* A contact still down at the end of the log never ended: no gesture.
+	 */
 	if (gesture_in_progress(r.gesture))
 		log_info("a gesture was still in progress at the end of the "
 			 "input");

@@ -18,14 +18,15 @@ struct replay_options {
 	 * overrides its part.
 	 */
 	const char *session;
-	const char *input;      /* "getevent:FILE" or "getevent:FILE@/dev/input/eventN" */
-	const char *frames;     /* "ftl:FILE", "latency:DIR" or "none" */
+	const char *input;	/* "getevent:FILE" or
+				   "getevent:FILE@/dev/input/eventN" */
+	const char *frames;	/* "ftl:FILE", "latency:DIR" or "none" */
 	const char *foreground; /* "log:FILE" or "app:PACKAGE" */
-	const char *device;     /* device.json */
-	const char *db;         /* the database to write (required) */
-	double slop_px;         /* < 0 when not given */
-	double slop_dp;         /* < 0 when not given */
-	int64_t long_press_ns;  /* < 0 for the default */
+	const char *device;	/* device.json */
+	const char *db;		/* the database to write (required) */
+	double slop_px;		/* < 0 when not given */
+	double slop_dp;		/* < 0 when not given */
+	int64_t long_press_ns;	/* < 0 for the default */
 	int64_t settle_quiet_ns;
 	int64_t settle_cap_ns;
 };

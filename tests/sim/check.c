@@ -10,7 +10,7 @@
 #include "msg.h"
 
 #define MAX_TRUTH_BYTES (512L * 1024 * 1024)
-#define NS_TOLERANCE    1000
+#define NS_TOLERANCE	1000
 
 /* One gesture, from either side.  Latencies are -1 when NULL. */
 struct gesture {
@@ -109,7 +109,10 @@ static unsigned
 flag_bit(const char *name)
 {
 	static const char *const names[] = {
-		"busy_before", "settle_capped", "interrupted", "input_dropped",
+		"busy_before",
+		"settle_capped",
+		"interrupted",
+		"input_dropped",
 	};
 	unsigned i;
 
@@ -174,7 +177,7 @@ static int
 load_truth(const char *path, struct list *l)
 {
 	char *text = NULL;
-	size_t len, idx = 0;
+	size_t len = 0, idx = 0;
 	cJSON *root = NULL;
 	const cJSON *arr, *o, *v, *fl;
 	const char *end = NULL;
@@ -324,7 +327,10 @@ static void
 fmt_flags(char *buf, size_t size, unsigned flags)
 {
 	static const char *const names[] = {
-		"busy_before", "settle_capped", "interrupted", "input_dropped",
+		"busy_before",
+		"settle_capped",
+		"interrupted",
+		"input_dropped",
 	};
 	size_t used = 0;
 	unsigned i;
@@ -466,7 +472,8 @@ check_run(const char *truth_path, const char *db_path, int verbose)
 		if (compare(t, &db.g[j], i) > 0)
 			mismatches++;
 		else if (verbose)
-			printf("ok: gesture %zu (%s, t_up_ns %" PRId64 ", %s)\n",
+			printf("ok: gesture %zu (%s, t_up_ns %" PRId64
+			       ", %s)\n",
 			       i, t->kind, t->t_up_ns, t->status);
 	}
 	for (j = 0; j < db.n; j++) {

@@ -68,7 +68,9 @@ print_event(FILE *f, const struct world_event *e, const char *prefix)
 		code = find_label(key_labels,
 				  sizeof(key_labels) / sizeof(key_labels[0]),
 				  e->code);
-		value = e->value == 0 ? "UP" : e->value == 1 ? "DOWN" : "REPEAT";
+		value = e->value == 0	? "UP"
+			: e->value == 1 ? "DOWN"
+					: "REPEAT";
 		break;
 	case EV_ABS:
 		type = "EV_ABS";

@@ -7,35 +7,35 @@
 #include "pftrace.h"
 
 /* Protobuf wire types. */
-#define WT_VARINT 0
-#define WT_LEN    2
+#define WT_VARINT  0
+#define WT_LEN	   2
 #define WT_FIXED32 5
 
 /* TracePacket fields. */
-#define TP_TRUSTED_UID     3
-#define TP_CLOCK_SNAPSHOT  6
-#define TP_TIMESTAMP       8
-#define TP_SEQ_ID          10
-#define TP_SEQ_FLAGS       13
-#define TP_TRACE_CONFIG    33
-#define TP_TRACE_STATS     35
-#define TP_SYNC_MARKER     36
-#define TP_SYSTEM_INFO     45
-#define TP_CLOCK_ID        58
-#define TP_FRAME_TIMELINE  76
-#define TP_TRUSTED_PID     79
-#define TP_FIRST_ON_SEQ    87
+#define TP_TRUSTED_UID	  3
+#define TP_CLOCK_SNAPSHOT 6
+#define TP_TIMESTAMP	  8
+#define TP_SEQ_ID	  10
+#define TP_SEQ_FLAGS	  13
+#define TP_TRACE_CONFIG	  33
+#define TP_TRACE_STATS	  35
+#define TP_SYNC_MARKER	  36
+#define TP_SYSTEM_INFO	  45
+#define TP_CLOCK_ID	  58
+#define TP_FRAME_TIMELINE 76
+#define TP_TRUSTED_PID	  79
+#define TP_FIRST_ON_SEQ	  87
 
 /* FrameTimelineEvent's oneof. */
 #define FT_EXPECTED_DISPLAY 1
 #define FT_ACTUAL_DISPLAY   2
 #define FT_EXPECTED_SURFACE 3
 #define FT_ACTUAL_SURFACE   4
-#define FT_FRAME_END        5
+#define FT_FRAME_END	    5
 
 /* The service's own sequence. */
 #define SERVICE_SEQ 1
-#define SF_UID      1000
+#define SF_UID	    1000
 
 /* A growable protobuf output buffer; oom sticks. */
 struct pb {
@@ -173,7 +173,7 @@ struct writer {
 	struct pftrace_stats st;
 	uint32_t seen_seq[16];
 	int nseen;
-	const size_t *sf_of;   /* surface frames by display frame */
+	const size_t *sf_of;	/* surface frames by display frame */
 	const size_t *sf_first; /* their start in sf_of, per display frame */
 	const int64_t *cookie_base;
 	int err;
@@ -276,12 +276,14 @@ write_display(struct writer *wr, const struct world_df *df, int64_t *cookie)
 		pb_int(&wr->sub, 2, df->token);
 		pb_int(&wr->sub, 3, fmt->sf_pid);
 		event_of(wr, FT_EXPECTED_DISPLAY);
-		rc = frame_packet(wr, trace_ts(wr, df->exp_start_ns, df->emit_ns),
+		rc = frame_packet(wr,
+				  trace_ts(wr, df->exp_start_ns, df->emit_ns),
 				  df->seq);
 		if (rc == 0)
-			rc = frame_end(wr, *cookie,
-				       trace_ts(wr, df->exp_end_ns, df->emit_ns),
-				       df->seq);
+			rc = frame_end(
+				wr, *cookie,
+				trace_ts(wr, df->exp_end_ns, df->emit_ns),
+				df->seq);
 		if (rc < 0)
 			return rc;
 		++*cookie;
@@ -330,12 +332,14 @@ write_surface(struct writer *wr, const struct world_sf *sf,
 		pb_int(&wr->sub, 4, app->pid);
 		pb_str(&wr->sub, 5, app->layer);
 		event_of(wr, FT_EXPECTED_SURFACE);
-		rc = frame_packet(wr, trace_ts(wr, sf->exp_start_ns, df->emit_ns),
+		rc = frame_packet(wr,
+				  trace_ts(wr, sf->exp_start_ns, df->emit_ns),
 				  df->seq);
 		if (rc == 0)
-			rc = frame_end(wr, *cookie,
-				       trace_ts(wr, sf->exp_end_ns, df->emit_ns),
-				       df->seq);
+			rc = frame_end(
+				wr, *cookie,
+				trace_ts(wr, sf->exp_end_ns, df->emit_ns),
+				df->seq);
 		if (rc < 0)
 			return rc;
 		++*cookie;
@@ -362,8 +366,8 @@ write_surface(struct writer *wr, const struct world_sf *sf,
 	event_of(wr, FT_ACTUAL_SURFACE);
 	rc = frame_packet(wr, trace_ts(wr, sf->start_ns, df->emit_ns), df->seq);
 	if (rc == 0)
-		rc = frame_end(wr, *cookie, trace_ts(wr, sf->end_ns, df->emit_ns),
-			       df->seq);
+		rc = frame_end(wr, *cookie,
+			       trace_ts(wr, sf->end_ns, df->emit_ns), df->seq);
 	++*cookie;
 	wr->st.surface_frames++;
 	if (sf->present_type == WORLD_PRESENT_DROPPED)
@@ -503,8 +507,9 @@ write_header(struct writer *wr, int64_t emit)
 	pb_str(&a, 3, release);
 	pb_str(&a, 4, "aarch64");
 	pb_msg(&b, 1, &a);
-	pb_str(&b, 2, "google/sim/sim:14/UQ1A.240105.004/11206848:user/"
-		      "release-keys");
+	pb_str(&b, 2,
+	       "google/sim/sim:14/UQ1A.240105.004/11206848:user/"
+	       "release-keys");
 	if (rc == 0)
 		rc = service_packet(wr, emit, TP_SYSTEM_INFO, &b);
 	pb_release(&cfg);
@@ -574,8 +579,7 @@ group_cookies(const struct writer *wr, size_t d)
 }
 
 int
-pftrace_write(const struct world *w, const char *path,
-	      struct pftrace_stats *st)
+pftrace_write(const struct world *w, const char *path, struct pftrace_stats *st)
 {
 	const struct world_format *fmt = world_get_format(w);
 	const struct world_df *dfs;
@@ -600,12 +604,12 @@ pftrace_write(const struct world *w, const char *path,
 	first = calloc(ndf + 2, sizeof(*first));
 	fill = calloc(ndf + 1, sizeof(*fill));
 	cookie_base = calloc(ndf + 1, sizeof(*cookie_base));
-	items = calloc(ndf + nsnap + 8 +
-			       (size_t)((fmt->trace_stop_ns -
-					 fmt->trace_start_ns) /
-						10000000000LL +
-					2),
-		       sizeof(*items));
+	items = calloc(
+		ndf + nsnap + 8 +
+			(size_t)((fmt->trace_stop_ns - fmt->trace_start_ns) /
+					 10000000000LL +
+				 2),
+		sizeof(*items));
 	flush = calloc(ndf + 1, sizeof(*flush));
 	if (sf_of == NULL || first == NULL || fill == NULL ||
 	    cookie_base == NULL || items == NULL || flush == NULL)
@@ -679,8 +683,9 @@ pftrace_write(const struct world *w, const char *path,
 		 * file is in flush order.
 		 */
 		if (period > 0) {
-			items[i].key = (items[i].emit_ns - fmt->trace_start_ns) /
-				       period;
+			items[i].key =
+				(items[i].emit_ns - fmt->trace_start_ns) /
+				period;
 		} else {
 			items[i].key = 0;
 			items[i].seq = 0;

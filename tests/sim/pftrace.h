@@ -22,8 +22,8 @@
 #include "world.h"
 
 struct pftrace_stats {
-	uint64_t packets;        /* TracePackets written */
-	uint64_t frame_packets;  /* of which FrameTimeline events */
+	uint64_t packets;	/* TracePackets written */
+	uint64_t frame_packets; /* of which FrameTimeline events */
 	uint64_t bytes;
 	uint64_t display_frames; /* actual display frames written */
 	uint64_t surface_frames; /* actual surface frames written */

@@ -112,8 +112,7 @@ render_vsync_index(const struct render *r, int64_t t_ns)
 	if (t_ns <= r->cfg.vsync0_ns)
 		return 0;
 	k = (t_ns - r->cfg.vsync0_ns) / 1000000000LL * r->cfg.hz +
-	    (t_ns - r->cfg.vsync0_ns) % 1000000000LL * r->cfg.hz /
-		    1000000000LL;
+	    (t_ns - r->cfg.vsync0_ns) % 1000000000LL * r->cfg.hz / 1000000000LL;
 	while (k > 0 && render_vsync(r, k - 1) >= t_ns)
 		k--;
 	while (render_vsync(r, k) < t_ns)
@@ -167,8 +166,8 @@ render_blackout(struct render *r, int64_t from_ns, int64_t to_ns)
 }
 
 int
-render_explicit(struct render *r, int app, int64_t start_ns,
-		int64_t present_ns, uint32_t jank)
+render_explicit(struct render *r, int app, int64_t start_ns, int64_t present_ns,
+		uint32_t jank)
 {
 	if (present_ns <= start_ns)
 		return -EINVAL;
@@ -236,6 +235,7 @@ start_at(const struct render *r, int app, int64_t k)
 struct tok {
 	int64_t t;
 	int is_df;
+	int32_t pid;
 	size_t idx;
 };
 
@@ -248,6 +248,8 @@ cmp_tok(const void *a, const void *b)
 		return x->t < y->t ? -1 : 1;
 	if (x->is_df != y->is_df)
 		return x->is_df - y->is_df;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
@@ -388,8 +390,7 @@ build_grid(struct render *r, int64_t *dfidx, int64_t kmax)
 		m = find_after(made, nmade, q->app, q->k);
 		if (m > 0 && cmp_made(&made[m - 1], q->app, q->k) == 0)
 			continue;
-		if (m >= nmade || made[m].app != q->app ||
-		    made[m].k > q->k + 3)
+		if (m >= nmade || made[m].app != q->app || made[m].k > q->k + 3)
 			continue;
 		memset(&sf, 0, sizeof(sf));
 		sf.app = q->app;
@@ -407,7 +408,7 @@ build_grid(struct render *r, int64_t *dfidx, int64_t kmax)
 	/* Compositions without an app frame (A12, A13 write those). */
 	dur_s = (double)(r->cfg.end_ns - r->cfg.vsync0_ns) / 1e9;
 	for (i = 0; i < (size_t)(r->cfg.dfonly_per_s * dur_s); i++) {
-		j = rng_range(&r->rng, 1, kmax - 8);
+		j = rng_range(&r->rng, 4, kmax - 8);
 		if (dfidx[j] < 0 && !blacked_out(r, render_vsync(r, j)) &&
 		    add_df(r, j, dfidx) < 0)
 			goto out;
@@ -441,7 +442,8 @@ build_explicit(struct render *r)
 		df.present_ns = e->present_ns;
 		df.wake_ns = e->present_ns - P / 2;
 		if (df.wake_ns <= e->start_ns)
-			df.wake_ns = e->start_ns + (e->present_ns - e->start_ns) / 2;
+			df.wake_ns =
+				e->start_ns + (e->present_ns - e->start_ns) / 2;
 		df.has_expected = r->cfg.expected;
 		df.exp_start_ns = df.wake_ns;
 		df.exp_end_ns = df.present_ns;
@@ -482,26 +484,26 @@ cmp_df_present(const void *a, const void *b, void *ctx)
 static int
 schedule(struct render *r)
 {
-	const struct world_df *dfs;
 	size_t n, i;
 	size_t *order;
 	int64_t last[4] = {0, 0, 0, 0};
 
-	dfs = world_dfs(r->w, &n);
+	world_dfs(r->w, &n);
 	order = calloc(n + 1, sizeof(*order));
 	if (order == NULL)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		order[i] = i;
-	qsort_r(order, n, sizeof(*order), cmp_df_present, (void *)dfs);
+	if (n > 0)
+		qsort_r(order, n, sizeof(*order), cmp_df_present,
+			world_df_at(r->w, 0));
 	for (i = 0; i < n; i++) {
 		struct world_df *df = world_df_at(r->w, order[i]);
 		int s = (int)rng_range(&r->rng, 0, r->cfg.nseq - 1);
 		int64_t emit;
 
-		emit = df->present_ns +
-		       rng_range(&r->rng, r->cfg.flush_min_ns,
-				 r->cfg.flush_max_ns);
+		emit = df->present_ns + rng_range(&r->rng, r->cfg.flush_min_ns,
+						  r->cfg.flush_max_ns);
 		/*
 		 * One writer flushes display frames in present order; with
 		 * a long flush delay a stall holds back the frames after it.
@@ -557,30 +559,40 @@ assign_tokens(struct render *r)
 {
 	const struct world_sf *sfs;
 	const struct world_df *dfs;
-	size_t nsf, ndf, i, n = 0;
+	const struct world_app *apps;
+	size_t nsf, ndf, napps, i, n = 0;
 	struct tok *t;
 	int64_t token = r->cfg.token_base;
 
 	sfs = world_sfs(r->w, &nsf);
 	dfs = world_dfs(r->w, &ndf);
+	apps = world_apps(r->w, &napps);
 	t = calloc(nsf + ndf + 1, sizeof(*t));
 	if (t == NULL)
 		return -ENOMEM;
 	for (i = 0; i < nsf; i++) {
 		t[n].t = sfs[i].exp_start_ns;
 		t[n].is_df = 0;
+		t[n].pid = apps[sfs[i].app].pid;
 		t[n].idx = i;
 		n++;
 	}
 	for (i = 0; i < ndf; i++) {
 		t[n].t = dfs[i].wake_ns;
 		t[n].is_df = 1;
+		t[n].pid = 0;
 		t[n].idx = i;
 		n++;
 	}
 	qsort(t, n, sizeof(*t), cmp_tok);
 	for (i = 0; i < n; i++) {
-		token += rng_range(&r->rng, 1, 3);
+		/*
+		 * The layers of one process draw on one Choreographer: frames
+		 * of one vsync share its vsync id.
+		 */
+		if (i == 0 || t[i].is_df || t[i - 1].is_df ||
+		    t[i].t != t[i - 1].t || t[i].pid != t[i - 1].pid)
+			token += rng_range(&r->rng, 1, 3);
 		if (t[i].is_df)
 			world_df_at(r->w, t[i].idx)->token = token;
 		else

@@ -27,15 +27,15 @@ struct render_config {
 	int32_t hz;
 	int actual_start;     /* 0: start = vsync (A12), 1: doFrame start */
 	int64_t vsync0_ns;    /* time of vsync 0 */
-	int64_t end_ns;       /* no frame is drawn after this */
-	double p_jank;        /* share of app frames that miss their deadline */
-	int expected;         /* write expected timelines too */
+	int64_t end_ns;	      /* no frame is drawn after this */
+	double p_jank;	      /* share of app frames that miss their deadline */
+	int expected;	      /* write expected timelines too */
 	double dfonly_per_s;  /* display frames with no app frame */
 	double token0_per_s;  /* synthetic skipped display frames (A14+) */
 	int64_t flush_min_ns; /* delay from present to the packets' write */
 	int64_t flush_max_ns;
-	int late_monotonic;   /* writes on one sequence never go backwards */
-	uint32_t seqs[4];     /* trusted_packet_sequence_ids to spread over */
+	int late_monotonic; /* writes on one sequence never go backwards */
+	uint32_t seqs[4];   /* trusted_packet_sequence_ids to spread over */
 	int nseq;
 	int64_t token_base;
 };
@@ -43,8 +43,8 @@ struct render_config {
 struct render;
 
 /* Returns 0 and sets *out, -EINVAL for a bad config, or -ENOMEM. */
-int render_new(struct world *w, const struct render_config *cfg,
-	       uint64_t seed, struct render **out);
+int render_new(struct world *w, const struct render_config *cfg, uint64_t seed,
+	       struct render **out);
 
 /* NULL is a no-op. */
 void render_free(struct render *r);
@@ -63,8 +63,7 @@ int64_t render_vsync_index(const struct render *r, int64_t t_ns);
  * or after t_ns.  Requests of one app merge (one frame per vsync at most).
  * Returns the start time of the last vsync used, or -ENOMEM.
  */
-int64_t render_frames(struct render *r, int app, int64_t t_ns, int n,
-		      int step);
+int64_t render_frames(struct render *r, int app, int64_t t_ns, int n, int step);
 
 /*
  * App app draws a frame at the first vsync at or after t_ns that

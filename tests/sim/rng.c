@@ -1,3 +1,5 @@
+#include <stddef.h>
+
 #include "rng.h"
 
 static uint64_t

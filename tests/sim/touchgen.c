@@ -28,7 +28,7 @@ struct touchgen {
 	struct world *w;
 	struct touchgen_style st;
 	struct rng rng;
-	int last_slot;          /* ABS_MT_SLOT value last sent */
+	int last_slot; /* ABS_MT_SLOT value last sent */
 	int32_t slot_val[SLOTS][V_COUNT];
 	int32_t next_id;
 	int btn_touch, tool_finger, tool_double;
@@ -37,7 +37,7 @@ struct touchgen {
 /* A contact being played. */
 struct play {
 	const struct touchgen_contact *c;
-	double ox, oy;      /* wobble offset */
+	double ox, oy; /* wobble offset */
 	int32_t pressure, major;
 };
 
@@ -89,8 +89,8 @@ emit(struct touchgen *tg, int64_t t_us, uint16_t type, uint16_t code,
 
 /* Sends one MT value the way the input core filters it. */
 static int
-emit_mt(struct touchgen *tg, int64_t t_us, int slot, enum val v,
-	int32_t value, int *count)
+emit_mt(struct touchgen *tg, int64_t t_us, int slot, enum val v, int32_t value,
+	int *count)
 {
 	int rc;
 
@@ -169,8 +169,8 @@ position(struct touchgen *tg, struct play *p, int i, int32_t *rx, int32_t *ry)
 }
 
 static int
-contact_values(struct touchgen *tg, int64_t t, int slot, struct play *p,
-	       int i, int down, int *count)
+contact_values(struct touchgen *tg, int64_t t, int slot, struct play *p, int i,
+	       int down, int *count)
 {
 	enum touchgen_order order = tg->st.order;
 	int32_t rx, ry;
@@ -324,6 +324,13 @@ touchgen_gesture(struct touchgen *tg, int64_t start_us,
 	*t_down_ns = down_t * 1000;
 	*t_up_ns = up_t * 1000;
 	return 0;
+}
+
+void
+touchgen_last_raw(const struct touchgen *tg, int32_t *x, int32_t *y)
+{
+	*x = tg->slot_val[0][V_X];
+	*y = tg->slot_val[0][V_Y];
 }
 
 int

@@ -17,15 +17,16 @@
 /* Order of a contact's values inside a report. */
 enum touchgen_order {
 	TOUCHGEN_ORDER_ID_FIRST, /* id, x, y, major, pressure (most drivers) */
-	TOUCHGEN_ORDER_ID_LAST,  /* major, width, pressure, x, y, id (himax) */
-	TOUCHGEN_ORDER_EMULATOR, /* id, major, pressure, x, y; pressure 0 on up */
+	TOUCHGEN_ORDER_ID_LAST,	 /* major, width, pressure, x, y, id (himax) */
+	TOUCHGEN_ORDER_EMULATOR, /* id, major, pressure, x, y; pressure 0 on up
+				  */
 };
 
 struct touchgen_style {
 	enum touchgen_order order;
 	int slot_at_start; /* the capture begins with another slot current */
-	int btn_touch;     /* BTN_TOUCH DOWN/UP around the contacts */
-	int tool_keys;     /* BTN_TOOL_FINGER / BTN_TOOL_DOUBLETAP as well */
+	int btn_touch;	   /* BTN_TOUCH DOWN/UP around the contacts */
+	int tool_keys;	   /* BTN_TOOL_FINGER / BTN_TOOL_DOUBLETAP as well */
 	int64_t period_us; /* panel scan period */
 	int32_t first_tracking_id;
 };
@@ -33,10 +34,10 @@ struct touchgen_style {
 /* One finger of a gesture; ticks count panel scans from the gesture's start. */
 struct touchgen_contact {
 	int down_tick, up_tick; /* up_tick > down_tick */
-	double x0, y0;          /* where it lands, display px */
-	double dx, dy;          /* displacement reached after move_ticks */
-	int move_ticks;         /* 0: no deliberate movement */
-	double wobble;          /* bound of the random wobble per axis, px */
+	double x0, y0;		/* where it lands, display px */
+	double dx, dy;		/* displacement reached after move_ticks */
+	int move_ticks;		/* 0: no deliberate movement */
+	double wobble;		/* bound of the random wobble per axis, px */
 };
 
 struct touchgen;
@@ -60,6 +61,9 @@ void touchgen_free(struct touchgen *tg);
 int touchgen_gesture(struct touchgen *tg, int64_t start_us,
 		     const struct touchgen_contact *c, int n,
 		     int64_t *t_down_ns, int64_t *t_up_ns);
+
+/* The last raw position slot 0 reported (what the kernel remembers). */
+void touchgen_last_raw(const struct touchgen *tg, int32_t *x, int32_t *y);
 
 /* Appends a key press of device dev: DOWN at t_us, UP hold_us later. */
 int touchgen_key(struct touchgen *tg, int dev, uint16_t code, int64_t t_us,

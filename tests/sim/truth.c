@@ -23,7 +23,10 @@ static const char *const status_names[] = {
 };
 
 static const char *const kind_names[WORLD_KIND_COUNT] = {
-	"tap", "long_press", "swipe", "multi",
+	"tap",
+	"long_press",
+	"swipe",
+	"multi",
 };
 
 /* A gesture as the events show it, then its measurement. */
@@ -391,8 +394,9 @@ check_intent(const struct world *w, const struct result *res, size_t n)
 		if (g[i].kind != res[i].kind ||
 		    g[i].t_down_ns != res[i].t_down_ns ||
 		    g[i].t_up_ns != res[i].t_up_ns) {
-			msg_warnx("gesture %zu: the input gives a %s from %" PRId64
-				  " to %" PRId64 ", the scenario meant a %s "
+			msg_warnx("gesture %zu: the input gives a %s from "
+				  "%" PRId64 " to %" PRId64
+				  ", the scenario meant a %s "
 				  "from %" PRId64 " to %" PRId64,
 				  i, truth_kind_name(res[i].kind),
 				  res[i].t_down_ns, res[i].t_up_ns,
@@ -525,7 +529,10 @@ static int
 gesture_json(const struct result *r, const struct world *w, cJSON *arr)
 {
 	static const char *const flag_names[] = {
-		"busy_before", "settle_capped", "interrupted", "input_dropped",
+		"busy_before",
+		"settle_capped",
+		"interrupted",
+		"input_dropped",
 	};
 	const struct world_app *apps;
 	cJSON *o, *flags;

@@ -26,12 +26,12 @@ enum world_kind {
 #define WORLD_PRESENT_DROPPED 4
 
 /* FrameTimeline JankType bits used by the simulator. */
-#define WORLD_JANK_NONE         0x1u
-#define WORLD_JANK_SF_SCHED     0x2u
-#define WORLD_JANK_SF_CPU       0x10u
+#define WORLD_JANK_NONE		0x1u
+#define WORLD_JANK_SF_SCHED	0x2u
+#define WORLD_JANK_SF_CPU	0x10u
 #define WORLD_JANK_APP_DEADLINE 0x40u
-#define WORLD_JANK_STUFFING     0x80u
-#define WORLD_JANK_DROPPED      0x400u
+#define WORLD_JANK_STUFFING	0x80u
+#define WORLD_JANK_DROPPED	0x400u
 
 /* Perfetto builtin clock ids. */
 #define WORLD_CLOCK_MONOTONIC 3
@@ -100,8 +100,8 @@ struct world_df {
 	int present_type;
 	uint32_t jank;
 	int64_t emit_ns; /* when SurfaceFlinger wrote its packets */
-	uint32_t seq;    /* trusted_packet_sequence_id */
-	int in_trace;    /* written before the trace stopped */
+	uint32_t seq;	 /* trusted_packet_sequence_id */
+	int in_trace;	 /* written before the trace stopped */
 };
 
 /* A ClockSnapshot the tracing service wrote at emit_ns. */
@@ -112,18 +112,19 @@ struct world_snapshot {
 
 /* How the trace and the input log are written. */
 struct world_format {
-	int clock_id;     /* WORLD_CLOCK_MONOTONIC (A12) or _BOOTTIME */
-	int df_after;     /* display frame packets after its surface frames */
-	int64_t boot_offset_ns; /* BOOTTIME - MONOTONIC before any suspend */
-	int64_t suspend_at_ns;  /* MONOTONIC time of a suspend, or 0 */
-	int64_t suspend_len_ns; /* how long BOOTTIME ran on meanwhile */
+	int clock_id; /* WORLD_CLOCK_MONOTONIC (A12) or _BOOTTIME */
+	int df_after; /* display frame packets after its surface frames */
+	int64_t boot_offset_ns;	 /* BOOTTIME - MONOTONIC before any suspend */
+	int64_t suspend_at_ns;	 /* MONOTONIC time of a suspend, or 0 */
+	int64_t suspend_len_ns;	 /* how long BOOTTIME ran on meanwhile */
 	int64_t write_period_ns; /* > 0: packets reach the file in periodic
 				    reads, sequence by sequence */
-	int64_t trace_start_ns; /* first packet (the service's snapshot) */
-	int64_t trace_stop_ns;  /* packets emitted later are lost */
+	int64_t trace_start_ns;	 /* first packet (the service's snapshot) */
+	int64_t trace_stop_ns;	 /* packets emitted later are lost */
 	uint32_t sf_pid;
-	int prefix;       /* getevent without a device: path prefixes */
-	int header;       /* "add device" headers */
+	int prefix;	/* getevent without a device: path prefixes */
+	int header;	/* "add device" headers */
+	int duration_s; /* length of the session the scenario played */
 };
 
 struct world;
@@ -162,8 +163,7 @@ int world_add_df(struct world *w, const struct world_df *f);
 const struct world_df *world_dfs(const struct world *w, size_t *n);
 struct world_df *world_df_at(struct world *w, size_t i);
 int world_add_snapshot(struct world *w, const struct world_snapshot *s);
-const struct world_snapshot *world_snapshots(const struct world *w,
-					     size_t *n);
+const struct world_snapshot *world_snapshots(const struct world *w, size_t *n);
 
 /* Sorts the input events by time, keeping the order of equal times. */
 void world_sort_events(struct world *w);
@@ -181,7 +181,7 @@ int64_t world_boottime(const struct world *w, int64_t t_ns);
 double world_slop_px(const struct world *w);
 
 /* Maps raw touch values to display px, as device.json says. */
-void world_map(const struct world *w, int32_t raw_x, int32_t raw_y,
-	       double *x, double *y);
+void world_map(const struct world *w, int32_t raw_x, int32_t raw_y, double *x,
+	       double *y);
 
 #endif

@@ -75,9 +75,9 @@ test_invalid(void **state)
 	assert_int_equal(parse("{\"density_dpi\": \"420\"}", &d), -EINVAL);
 	assert_int_equal(parse("{\"density_dpi\": 420.5}", &d), -EINVAL);
 	assert_int_equal(parse("{\"density_dpi\": -1}", &d), -EINVAL);
-	assert_int_equal(parse("{\"screen\": {\"width\": 0, \"height\": 5}}",
-			       &d),
-			 -EINVAL);
+	assert_int_equal(
+		parse("{\"screen\": {\"width\": 0, \"height\": 5}}", &d),
+		-EINVAL);
 	assert_int_equal(parse("{\"touch\": {\"x\": {\"min\": 10, \"max\": "
 			       "10}, \"y\": {\"min\": 0, \"max\": 1}}}",
 			       &d),

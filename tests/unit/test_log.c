@@ -90,8 +90,8 @@ test_errno(void **state)
 	/* The logger must not clobber errno for its caller. */
 	assert_int_equal(errno, ENOENT);
 	s = slurp();
-	assert_non_null(
-		strstr(s, "warning: cannot open 'x': No such file or directory"));
+	assert_non_null(strstr(
+		s, "warning: cannot open 'x': No such file or directory"));
 	free(s);
 }
 
