@@ -35,7 +35,8 @@ LIBS = $(PKG_LIBS) -lm -lpthread
 # Debian packages the build, the tests and the tools need.
 DEB_PKGS := build-essential pkg-config clang libclang-rt-14-dev clang-format \
 	libsqlite3-dev sqlite3 libevdev-dev libcjson-dev libmicrohttpd-dev \
-	libcmocka-dev libcurl4-openssl-dev protobuf-compiler bc
+	libcmocka-dev libcurl4-openssl-dev protobuf-compiler bc curl jq \
+	prometheus
 
 ifeq ($(V),1)
 Q :=
@@ -51,18 +52,22 @@ LIBTAPD := $(BUILD)/libtapd.a
 TAPD := $(BUILD)/tapd
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/t/%)
+CLIENT_SRCS := $(wildcard client/*.c)
+TAPCTL := $(if $(CLIENT_SRCS),$(BUILD)/tapctl)
+CLIENT_LIBS = $(shell pkg-config --libs libcurl libcjson 2>/dev/null)
 SIM_SRCS := $(wildcard tests/sim/*.c)
 SIM := $(if $(SIM_SRCS),$(BUILD)/tapd-sim)
 SQL := $(sort $(wildcard sql/[0-9][0-9][0-9]-*.sql))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FORMAT_SRCS = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
 
-.PHONY: all deps run check asan clean install format format-check unit e2e
+.PHONY: all deps run check asan clean install format format-check unit e2e \
+	bench-replay bench-query
 .DEFAULT_GOAL := all
 # Objects are kept between runs even when only a test binary needed them.
 .SECONDARY:
 
-all: $(TAPD) $(SIM)
+all: $(TAPD) $(TAPCTL) $(SIM)
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
@@ -118,6 +123,12 @@ $(BUILD)/t/test_%: $(BUILD)/tests/unit/test_%.o $(LIBTAPD)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(CMOCKA_LIBS)
 
+# The client talks to tapd only over HTTP, so it shares no code with it.
+$(TAPCTL): $(CLIENT_SRCS:%.c=$(BUILD)/%.o)
+	@mkdir -p $(dir $@)
+	$(quiet) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CLIENT_LIBS) -lm -lpthread
+
 # The simulator writes its formats with code of its own, not the daemon's:
 # a ground truth that shared the parsers' bugs would prove nothing.  It
 # links SQLite and cJSON only to compare a database with its truth file.
@@ -159,17 +170,25 @@ fuzz-%: deps $(BUILD)/fuzz/fuzz_%
 	$(BUILD)/fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 		$(BUILD)/fuzz/corpus-$* $$seeds
 
+# Benchmarks: figures printed, nothing asserted.
+bench-replay: all
+	bash bench/replay.sh
+
+bench-query: all
+	bash bench/query/run.sh
+
 format:
 	clang-format -i $(FORMAT_SRCS)
 
 format-check:
 	clang-format --dry-run -Werror $(FORMAT_SRCS)
 
-install: $(TAPD)
-	install -d $(DESTDIR)$(BINDIR)
+install: $(TAPD) $(TAPCTL)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
 	install -m 755 $(TAPD) $(DESTDIR)$(BINDIR)/tapd
-	install -d $(DESTDIR)$(MANDIR)/man8
-	[ ! -f docs/tapd.8 ] || install -m 644 docs/tapd.8 $(DESTDIR)$(MANDIR)/man8/tapd.8
+	install -m 755 $(TAPCTL) $(DESTDIR)$(BINDIR)/tapctl
+	install -m 644 docs/tapd.8 $(DESTDIR)$(MANDIR)/man8/tapd.8
+	install -m 644 docs/tapctl.1 $(DESTDIR)$(MANDIR)/man1/tapctl.1
 
 clean:
 	rm -rf build

@@ -102,6 +102,9 @@ struct correlate {
 
 	struct rframe *scratch;
 	size_t scratch_cap;
+	/* The response frames of the result being handed out. */
+	struct correlate_resp_frame *resp;
+	size_t resp_cap;
 
 	struct correlate_stats stats;
 };
@@ -292,6 +295,7 @@ correlate_free(struct correlate *c)
 	free(c->taps);
 	free(c->tds);
 	free(c->scratch);
+	free(c->resp);
 	free(c);
 }
 
@@ -814,13 +818,37 @@ evaluate(struct correlate *c, const struct ptap *p, int truncated,
 	}
 	qsort(c->scratch, n, sizeof(*c->scratch), rframe_cmp);
 
-	res->frames = n > INT32_MAX ? INT32_MAX : (int32_t)n;
+	/*
+	 * frames is an int32 in the result and in the store; a window with
+	 * more frames than that cannot happen (5 s at any refresh rate), so
+	 * the list is cut to match rather than disagree with it.
+	 */
+	if (n > INT32_MAX)
+		n = INT32_MAX;
+	if (n > c->resp_cap) {
+		struct correlate_resp_frame *rf;
+
+		rf = realloc(c->resp, n * sizeof(*rf));
+		if (!rf)
+			return -ENOMEM;
+		c->resp = rf;
+		c->resp_cap = n;
+	}
+	res->frames = (int32_t)n;
 	for (k = 0; k < n; k++)
 		res->jank |= c->scratch[k].jank;
 	for (k = 0; k + 1 < n; k++)
 		if (sat_sub(c->scratch[k + 1].present_ns,
 			    c->scratch[k].present_ns) > c->cfg.settle_quiet_ns)
 			break;
+	for (i = 0; i < n; i++) {
+		c->resp[i].start_ns = c->scratch[i].start_ns;
+		c->resp[i].present_ns = c->scratch[i].present_ns;
+		c->resp[i].jank = c->scratch[i].jank;
+		c->resp[i].in_burst = i <= k;
+	}
+	res->resp = c->resp;
+	res->nresp = n;
 	res->first_present_ns = c->scratch[0].present_ns;
 	res->last_present_ns = c->scratch[k].present_ns;
 	res->first_frame_ns = sat_sub(res->first_present_ns, p->t_up_ns);

@@ -42,6 +42,7 @@
 #ifndef TAPD_CORRELATE_H
 #define TAPD_CORRELATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct correlate_config {
@@ -87,6 +88,14 @@ enum correlate_status {
 #define CORRELATE_FLAG_SETTLE_CAPPED 0x2u
 #define CORRELATE_FLAG_INTERRUPTED   0x4u
 
+/* A response frame of a finalized tap. */
+struct correlate_resp_frame {
+	int64_t start_ns;
+	int64_t present_ns;
+	uint32_t jank;
+	int in_burst; /* 1 up to the burst's last frame, 0 after it */
+};
+
 struct correlate_result {
 	uint64_t id;
 	enum correlate_status status;
@@ -99,6 +108,14 @@ struct correlate_result {
 	int64_t first_present_ns; /* -1 when none */
 	int64_t last_present_ns;  /* present of the burst's last frame, -1 when
 				     none */
+	/*
+	 * The response frames in present order (ties by start, then by
+	 * arrival), nresp == frames of them; NULL and 0 when there are none.
+	 * They belong to the correlator and are valid only during the
+	 * callback that receives the result.
+	 */
+	const struct correlate_resp_frame *resp;
+	size_t nresp;
 };
 
 /* Receives each finalized tap; returns 0 or a negative errno to stop. */

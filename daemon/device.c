@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "parse.h"
 
 /* device.json is a few hundred bytes; anything near this is not one. */
 #define DEVICE_MAX_SIZE (1024 * 1024)
@@ -78,11 +79,33 @@ get_axis(const cJSON *touch, const char *key, const char *name,
 	return 0;
 }
 
+/* An int64 member given as a decimal string (or a small whole number). */
+static int
+get_i64(const cJSON *obj, const char *key, const char *name, int64_t *out)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (cJSON_IsString(item) &&
+	    parse_int64(item->valuestring, 0, INT64_MAX, out) == 0)
+		return 0;
+	/* A double holds integers exactly only up to 2^53. */
+	if (cJSON_IsNumber(item) && item->valuedouble >= 0 &&
+	    item->valuedouble <= 9007199254740992.0 &&
+	    item->valuedouble == floor(item->valuedouble)) {
+		*out = (int64_t)item->valuedouble;
+		return 0;
+	}
+	log_warnx("cannot read '%s': \"clock.%s\" is not a non-negative "
+		  "integer in a string",
+		  name, key);
+	return -EINVAL;
+}
+
 int
 device_parse(const char *json, size_t len, const char *name,
 	     struct device_info *info)
 {
-	const cJSON *screen, *touch;
+	const cJSON *screen, *touch, *clock;
 	cJSON *root = NULL;
 	int axes = 0;
 	int rc = 0;
@@ -135,6 +158,17 @@ device_parse(const char *json, size_t len, const char *name,
 		if (rc < 0)
 			goto out;
 		info->have_touch = axes == 2;
+	}
+	clock = cJSON_GetObjectItemCaseSensitive(root, "clock");
+	if (clock) {
+		rc = get_i64(clock, "realtime_ns", name,
+			     &info->clock_realtime_ns);
+		if (rc == 0)
+			rc = get_i64(clock, "monotonic_ns", name,
+				     &info->clock_monotonic_ns);
+		if (rc < 0)
+			goto out;
+		info->have_clock = 1;
 	}
 out:
 	cJSON_Delete(root);

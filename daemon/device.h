@@ -24,6 +24,14 @@ struct device_info {
 	int32_t android_sdk;   /* 0 when unknown */
 	int have_touch;
 	struct device_axis x, y; /* raw touch axis ranges */
+	/*
+	 * A clock anchor: REALTIME and MONOTONIC read together on the device
+	 * ("clock": {"realtime_ns": "…", "monotonic_ns": "…"}, decimal strings
+	 * since int64 ns do not survive a JSON double), giving wall times to
+	 * a replay.
+	 */
+	int have_clock;
+	int64_t clock_realtime_ns, clock_monotonic_ns;
 };
 
 /*
@@ -32,7 +40,7 @@ struct device_info {
  * read; -EINVAL after logging why when it is not JSON, not an object, or
  * a known key has a value of the wrong type or out of range (sizes 1 to
  * 100000, density 1 to 10000 dpi, refresh 1 to 1000 Hz, sdk 1 to 1000,
- * axis min < max).
+ * axis min < max, clock values non-negative int64).
  */
 int device_load(const char *path, struct device_info *info);
 

@@ -294,6 +294,23 @@ frames_source_finish(struct frames_source *fs, int64_t *frames_end)
 }
 
 void
+frames_source_counts(const struct frames_source *fs, uint64_t *frames,
+		     uint64_t *packets, uint64_t *dropped)
+{
+	struct ftl_stats st;
+
+	*frames = fs->fed;
+	*packets = 0;
+	*dropped = 0;
+	if (fs->kind != FRAMES_FTL)
+		return;
+	ftl_get_stats(fs->ftl, &st);
+	*packets = st.packets;
+	*dropped = st.packets_lost + st.malformed + st.evicted_waiting +
+		   st.unpaired_ends + st.corrupt;
+}
+
+void
 frames_source_print(const struct frames_source *fs, FILE *out)
 {
 	struct latency_stats ls;

@@ -41,6 +41,14 @@ int frames_source_pump(struct frames_source *fs, int64_t input_ns,
  */
 int frames_source_finish(struct frames_source *fs, int64_t *frames_end);
 
+/*
+ * Counters for the health endpoint: presented frames fed to the
+ * correlator, packets read, and packets lost (dropped by the tracer,
+ * malformed, never joined).  Zero for latency snapshots' packets.
+ */
+void frames_source_counts(const struct frames_source *fs, uint64_t *frames,
+			  uint64_t *packets, uint64_t *dropped);
+
 /* Prints the source's summary line(s) ("frames ..."). */
 void frames_source_print(const struct frames_source *fs, FILE *out);
 

@@ -1348,6 +1348,24 @@ getevent_next(struct getevent *g, struct touch_event *ev)
 }
 
 int
+getevent_time_range(const struct getevent *g, int64_t *first, int64_t *last)
+{
+	size_t i;
+
+	if (g->nev == 0)
+		return -ENOENT;
+	/* Logs can step back in time; the range is the extremes. */
+	*first = *last = g->ev[0].time_ns;
+	for (i = 1; i < g->nev; i++) {
+		if (g->ev[i].time_ns < *first)
+			*first = g->ev[i].time_ns;
+		if (g->ev[i].time_ns > *last)
+			*last = g->ev[i].time_ns;
+	}
+	return 0;
+}
+
+int
 getevent_get_axis(const struct getevent *g, uint16_t code,
 		  struct getevent_axis *axis)
 {

@@ -77,6 +77,13 @@ int getevent_next(struct getevent *g, struct touch_event *ev);
 int getevent_get_axis(const struct getevent *g, uint16_t code,
 		      struct getevent_axis *axis);
 
+/*
+ * The earliest and latest event times of the chosen device: returns 0, or
+ * -ENOENT when it has no events.
+ */
+int getevent_time_range(const struct getevent *g, int64_t *first,
+			int64_t *last);
+
 /* The chosen device's path ("" when the log names no device). */
 const char *getevent_device(const struct getevent *g);
 

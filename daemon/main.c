@@ -14,14 +14,43 @@
 #include "log.h"
 #include "parse.h"
 #include "replay.h"
+#include "serve.h"
 
 #define MS INT64_C(1000000)
+
+/* Set by SIGINT and SIGTERM: the command in progress ends cleanly. */
+static volatile sig_atomic_t stop_flag;
+
+static void
+on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+/*
+ * No SA_RESTART: a blocking call (a paced replay's sleep, a poll) returns
+ * at the signal and the flag is seen at once.
+ */
+static void
+catch_stop_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
 
 static void
 usage(FILE *out)
 {
 	fprintf(out,
 		"usage: tapd replay [options]\n"
+		"       tapd serve --db PATH [--listen HOST:PORT] "
+		"[--token-file FILE]\n"
 		"       tapd --version | --help\n"
 		"\n"
 		"replay reads recorded sources to their end, stores every "
@@ -53,8 +82,24 @@ usage(FILE *out)
 		"300)\n"
 		"  --settle-cap-ms N      longest response window (default "
 		"5000)\n"
+		"  --listen HOST:PORT     serve the HTTP API while replaying, "
+		"and after it until\n"
+		"                         interrupted (127.0.0.1:7878 is "
+		"usual; port 0 picks one)\n"
+		"  --token-file FILE      require 'Authorization: Bearer' with "
+		"this token (needed\n"
+		"                         for any address but loopback)\n"
+		"  --pace X               replay at X times the recorded speed "
+		"(1 = real time;\n"
+		"                         default: as fast as possible)\n"
 		"  -v, --verbose          more messages (twice for debug)\n"
-		"  -q, --quiet            errors only\n");
+		"  -q, --quiet            errors only\n"
+		"\n"
+		"serve answers the HTTP API over an existing database, "
+		"read-only, until SIGINT\n"
+		"or SIGTERM; it prints 'listening on http://HOST:PORT' first.\n"
+		"  --db PATH, --listen HOST:PORT (default 127.0.0.1:7878), "
+		"--token-file FILE, -v, -q\n");
 }
 
 static int
@@ -99,6 +144,9 @@ cmd_replay(int argc, char **argv)
 		OPT_LONG_PRESS,
 		OPT_QUIET_MS,
 		OPT_CAP_MS,
+		OPT_LISTEN,
+		OPT_TOKEN_FILE,
+		OPT_PACE,
 	};
 	static const struct option longopts[] = {
 		{"session", required_argument, NULL, OPT_SESSION},
@@ -112,6 +160,9 @@ cmd_replay(int argc, char **argv)
 		{"long-press-ms", required_argument, NULL, OPT_LONG_PRESS},
 		{"settle-quiet-ms", required_argument, NULL, OPT_QUIET_MS},
 		{"settle-cap-ms", required_argument, NULL, OPT_CAP_MS},
+		{"listen", required_argument, NULL, OPT_LISTEN},
+		{"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+		{"pace", required_argument, NULL, OPT_PACE},
 		{"verbose", no_argument, NULL, 'v'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -161,6 +212,20 @@ cmd_replay(int argc, char **argv)
 			rc = opt_ms("--settle-cap-ms", optarg, 1, 600000,
 				    &o.settle_cap_ns);
 			break;
+		case OPT_LISTEN:
+			o.listen = optarg;
+			break;
+		case OPT_TOKEN_FILE:
+			o.token_file = optarg;
+			break;
+		case OPT_PACE:
+			if (parse_double(optarg, 0.001, 1000000, &o.pace) < 0) {
+				log_error("invalid --pace '%s': expected a "
+					  "number from 0.001 to 1000000",
+					  optarg);
+				rc = -EINVAL;
+			}
+			break;
 		case 'v':
 			if (level < LOG_LEVEL_DEBUG)
 				level++;
@@ -192,7 +257,80 @@ cmd_replay(int argc, char **argv)
 		log_error("replay needs --db PATH");
 		return 2;
 	}
+	if (o.token_file && !o.listen) {
+		log_error("--token-file goes with --listen");
+		return 2;
+	}
+	o.stop = &stop_flag;
+	catch_stop_signals();
 	rc = replay_run(&o, stdout);
+	if (rc == -EINVAL)
+		return 2;
+	return rc < 0 ? 1 : 0;
+}
+
+static int
+cmd_serve(int argc, char **argv)
+{
+	enum {
+		OPT_DB = 256,
+		OPT_LISTEN,
+		OPT_TOKEN_FILE,
+	};
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, OPT_DB},
+		{"listen", required_argument, NULL, OPT_LISTEN},
+		{"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct serve_options o;
+	int level = LOG_LEVEL_WARN;
+	int c, rc;
+
+	memset(&o, 0, sizeof(o));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DB:
+			o.db = optarg;
+			break;
+		case OPT_LISTEN:
+			o.listen = optarg;
+			break;
+		case OPT_TOKEN_FILE:
+			o.token_file = optarg;
+			break;
+		case 'v':
+			if (level < LOG_LEVEL_DEBUG)
+				level++;
+			log_set_level(level);
+			break;
+		case 'q':
+			level = LOG_LEVEL_ERROR;
+			log_set_level(level);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		log_error("unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	if (!o.db) {
+		log_error("serve needs --db PATH");
+		return 2;
+	}
+	o.stop = &stop_flag;
+	catch_stop_signals();
+	rc = serve_run(&o);
 	if (rc == -EINVAL)
 		return 2;
 	return rc < 0 ? 1 : 0;
@@ -224,6 +362,8 @@ main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "replay") == 0)
 		return cmd_replay(argc - 1, argv + 1);
+	if (strcmp(cmd, "serve") == 0)
+		return cmd_serve(argc - 1, argv + 1);
 	log_error("unknown command '%s'", cmd);
 	usage(stderr);
 	return 2;

@@ -3,18 +3,29 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/input.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
+#include "api.h"
+#include "control.h"
 #include "correlate.h"
 #include "device.h"
+#include "events.h"
 #include "foreground.h"
 #include "frames_source.h"
 #include "gesture.h"
 #include "input_getevent.h"
 #include "log.h"
+#include "metrics.h"
+#include "serve.h"
+#include "status.h"
 #include "store.h"
+#include "tapjson.h"
 #include "touch.h"
 
 #define MS INT64_C(1000000)
@@ -48,6 +59,21 @@ struct replay {
 	struct frames_source *frames;
 	struct store *store;
 	struct gesture_config gcfg;
+
+	/* With --listen: the API and what it reads. */
+	struct api *api;
+	struct status *status;
+	struct events *events;
+	struct control *control;
+	struct metrics *metrics;
+	int64_t session; /* open session, 0 for none */
+	char **publish;	 /* JSON of taps stored, not yet committed */
+	size_t npublish, cap_publish;
+
+	/* REALTIME - MONOTONIC for the wall times of taps, if known. */
+	int have_wall;
+	int64_t wall_offset;
+	const char *wall_source;
 
 	/*
 	 * Gestures handed to the correlator and not yet finalized:
@@ -194,8 +220,8 @@ store_flags(unsigned gesture_flags, unsigned corr_flags)
 }
 
 static void
-tap_from_record(struct store_tap *tap, const struct gesture_record *rec,
-		const char *app, int32_t pid)
+tap_from_record(const struct replay *r, struct store_tap *tap,
+		const struct gesture_record *rec, const char *app, int32_t pid)
 {
 	memset(tap, 0, sizeof(*tap));
 	tap->app = app;
@@ -205,11 +231,88 @@ tap_from_record(struct store_tap *tap, const struct gesture_record *rec,
 	tap->flags = store_flags(rec->flags, 0);
 	tap->t_down_ns = rec->t_down_ns;
 	tap->t_up_ns = rec->t_up_ns;
-	tap->wall_ns = -1;
+	tap->wall_ns = r->have_wall ? rec->t_up_ns + r->wall_offset : -1;
+	tap->session = r->session;
 	tap->x = rec->x;
 	tap->y = rec->y;
 	tap->first_frame_ns = -1;
 	tap->settle_ns = -1;
+}
+
+/*
+ * Stores one gesture with its response frames, counts it in the metrics,
+ * and queues it for the event stream, which gets it once it is committed.
+ */
+static int
+keep_tap(struct replay *r, const struct store_tap *tap,
+	 const struct correlate_resp_frame *resp, size_t nresp)
+{
+	struct store_frame frames[64];
+	struct store_frame *fr = nresp ? frames : NULL;
+	cJSON *json = NULL;
+	int64_t id = 0;
+	char *text, **q;
+	size_t i, cap;
+	int rc;
+
+	/* A response burst rarely has more than a few dozen frames. */
+	if (nresp > sizeof(frames) / sizeof(frames[0])) {
+		fr = calloc(nresp, sizeof(*fr));
+		if (!fr)
+			return -ENOMEM;
+	}
+	for (i = 0; i < nresp; i++) {
+		fr[i].start_ns = resp[i].start_ns;
+		fr[i].present_ns = resp[i].present_ns;
+		fr[i].jank = resp[i].jank;
+		fr[i].in_burst = resp[i].in_burst;
+	}
+	rc = store_insert(r->store, tap, fr, nresp, &id);
+	if (fr && fr != frames)
+		free(fr);
+	if (rc < 0)
+		return rc;
+	if (r->metrics)
+		metrics_observe_tap(r->metrics, tap);
+	if (!r->events)
+		return 0;
+	json = tapjson_new(id, tap);
+	text = json ? cJSON_PrintUnformatted(json) : NULL;
+	cJSON_Delete(json);
+	if (!text)
+		return -ENOMEM;
+	if (r->npublish == r->cap_publish) {
+		cap = r->cap_publish ? r->cap_publish * 2 : 16;
+		q = realloc(r->publish, cap * sizeof(*q));
+		if (!q) {
+			cJSON_free(text);
+			return -ENOMEM;
+		}
+		r->publish = q;
+		r->cap_publish = cap;
+	}
+	r->publish[r->npublish++] = text;
+	return 0;
+}
+
+/* Commits what was stored and hands it to the event stream. */
+static int
+publish(struct replay *r)
+{
+	size_t i;
+	int rc;
+
+	if (r->npublish == 0)
+		return 0;
+	rc = store_commit(r->store);
+	for (i = 0; i < r->npublish; i++) {
+		/* A tap that did not reach the file is not announced. */
+		if (rc == 0)
+			events_publish(r->events, r->publish[i]);
+		cJSON_free(r->publish[i]);
+	}
+	r->npublish = 0;
+	return rc;
 }
 
 /*
@@ -231,14 +334,14 @@ on_result(void *ctx, const struct correlate_result *res)
 		return -EPROTO;
 	}
 	p = &r->pending[r->head];
-	tap_from_record(&tap, &p->rec, p->app, p->pid);
+	tap_from_record(r, &tap, &p->rec, p->app, p->pid);
 	tap.status = status_name(res->status);
 	tap.flags = store_flags(p->rec.flags, res->flags);
 	tap.first_frame_ns = res->first_frame_ns;
 	tap.settle_ns = res->settle_ns;
 	tap.frames = res->frames;
 	tap.jank = res->jank;
-	rc = store_add_tap(r->store, &tap);
+	rc = keep_tap(r, &tap, res->resp, res->nresp);
 	if (rc == 0)
 		rc = app_stats_add(r, p->app, res);
 	free(p->app);
@@ -306,8 +409,8 @@ on_gesture(struct replay *r, const struct gesture_record *rec)
 	if (rec->kind != GESTURE_TAP && rec->kind != GESTURE_LONG_PRESS) {
 		/* Swipes and multi-finger gestures are counted, not measured.
 		 */
-		tap_from_record(&tap, rec, app, pid);
-		return store_add_tap(r->store, &tap);
+		tap_from_record(r, &tap, rec, app, pid);
+		return keep_tap(r, &tap, NULL, 0);
 	}
 	rc = queue_pending(r, rec, app, pid, &id);
 	if (rc < 0)
@@ -412,6 +515,274 @@ setup_gesture(struct replay *r, const struct device_info *dev, int have_dev)
 }
 
 static int
+stopping(const struct replay *r)
+{
+	return r->opts->stop && *r->opts->stop;
+}
+
+/* Serves a session request of the API on this, the writer's, thread. */
+static void
+on_control(void *ctx, struct control_request *req)
+{
+	struct replay *r = ctx;
+
+	switch (req->op) {
+	case CONTROL_SESSION_START:
+		/* One session at a time: taps carry a single session id. */
+		if (r->session) {
+			req->rc = -EALREADY;
+			req->result_id = r->session;
+			return;
+		}
+		req->rc = store_session_start(
+			r->store, req->name, &req->result_id, &req->started_ns);
+		if (req->rc == 0)
+			r->session = req->result_id;
+		break;
+	case CONTROL_SESSION_STOP:
+		req->rc =
+			store_session_stop(r->store, req->id, &req->stopped_ns);
+		req->result_id = req->id;
+		if (req->rc == 0 && req->id == r->session)
+			r->session = 0;
+		break;
+	}
+}
+
+struct status_ctx {
+	struct replay *r;
+	int64_t frames_wm;
+};
+
+static void
+fill_status(struct status_snapshot *s, void *ctx)
+{
+	struct status_ctx *sc = ctx;
+	struct replay *r = sc->r;
+	struct getevent_stats gs;
+	struct touch_stats ts;
+	int k;
+
+	getevent_get_stats(r->input, &gs);
+	touch_get_stats(r->touch, &ts);
+	s->input_events = ts.events;
+	s->syn_dropped = ts.syn_dropped;
+	s->input_lines_skipped = gs.skipped;
+	for (k = 0; k < GESTURE_KIND_COUNT; k++)
+		s->gestures[k] = r->kinds[k];
+	frames_source_counts(r->frames, &s->frames_read, &s->packets_read,
+			     &s->packets_dropped);
+	s->taps_pending = correlate_pending(r->corr);
+	s->taps_finalized = r->first_pending;
+	s->rows_stored = store_added(r->store);
+	s->rows_lost = store_lost(r->store);
+	s->input_time_ns = r->last_input_ns;
+	s->frames_watermark_ns = sc->frames_wm;
+	/* Frames read ahead of the input are no lag at all. */
+	if (sc->frames_wm == INT64_MIN || sc->frames_wm == INT64_MAX ||
+	    r->last_input_ns == INT64_MIN)
+		s->frames_lag_ns = -1;
+	else if (sc->frames_wm >= r->last_input_ns)
+		s->frames_lag_ns = 0;
+	else
+		s->frames_lag_ns = r->last_input_ns - sc->frames_wm;
+	s->session = r->session;
+}
+
+/*
+ * Between input events, with the API up: commit and announce what was
+ * finalized, answer session requests, refresh the health counters.
+ */
+static int
+serve_api(struct replay *r, int64_t frames_wm)
+{
+	struct status_ctx sc = {r, frames_wm};
+	int rc;
+
+	if (!r->api)
+		return 0;
+	rc = publish(r);
+	control_serve(r->control, on_control, r);
+	status_update(r->status, fill_status, &sc);
+	return rc;
+}
+
+/*
+ * With --pace, waits until the wall clock reaches the moment of the event
+ * at t_ns, in slices short enough to answer the API and notice a stop.
+ */
+static void
+pace_to(struct replay *r, int64_t t_ns, int64_t t0_ns, int64_t wall0_ns,
+	int64_t frames_wm)
+{
+	struct timespec now, slice;
+	int64_t due, left;
+
+	if (r->opts->pace <= 0)
+		return;
+	due = wall0_ns + (int64_t)((double)(t_ns - t0_ns) / r->opts->pace);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = due - (now.tv_sec * INT64_C(1000000000) + now.tv_nsec);
+		if (left <= 0 || stopping(r))
+			return;
+		if (left > 50 * MS)
+			left = 50 * MS;
+		slice.tv_sec = 0;
+		slice.tv_nsec = (long)left;
+		nanosleep(&slice, NULL);
+		serve_api(r, frames_wm);
+	}
+}
+
+/* Waits for the stop signal, answering the API meanwhile. */
+static void
+serve_until_stopped(struct replay *r, int64_t frames_wm)
+{
+	struct pollfd pfd;
+
+	pfd.fd = control_fd(r->control);
+	pfd.events = POLLIN;
+	while (!stopping(r)) {
+		/* A signal interrupts poll(); the flag is checked again. */
+		poll(&pfd, 1, 200);
+		serve_api(r, frames_wm);
+	}
+}
+
+static int
+start_api(struct replay *r)
+{
+	struct api_config cfg;
+	sigset_t block, old;
+	char url[300];
+	int rc;
+
+	rc = status_new("replay", &r->status);
+	if (rc == 0)
+		rc = events_new(0, &r->events);
+	if (rc == 0)
+		rc = control_new(&r->control);
+	if (rc == 0)
+		rc = metrics_new(&r->metrics);
+	if (rc < 0)
+		return rc;
+	api_config_default(&cfg);
+	cfg.listen = r->opts->listen;
+	cfg.token_file = r->opts->token_file;
+	cfg.db_path = r->opts->db;
+	cfg.status = r->status;
+	cfg.events = r->events;
+	cfg.control = r->control;
+	cfg.metrics = r->metrics;
+	/*
+	 * The server's threads inherit the signal mask: blocked while they
+	 * start, the stop signals reach only this thread.
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	rc = api_start(&cfg, &r->api);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc < 0)
+		return rc;
+	serve_url(cfg.listen, api_port(r->api), url, sizeof(url));
+	printf("listening on http://%s\n", url);
+	fflush(stdout);
+	return 0;
+}
+
+/* What /v1/health says of the sources: up while replaying, done after. */
+static void
+set_sources(struct replay *r, enum status_health h, const char *input,
+	    const char *frames, const char *fg)
+{
+	status_set_source(r->status, STATUS_SOURCE_INPUT, h, "getevent", "'%s'",
+			  input);
+	if (frames && strcmp(frames, "none") != 0)
+		status_set_source(r->status, STATUS_SOURCE_FRAMES, h,
+				  strncmp(frames, "ftl:", 4) == 0 ? "ftl"
+								  : "latency",
+				  "'%s'", strchr(frames, ':') + 1);
+	else
+		status_set_source(r->status, STATUS_SOURCE_FRAMES,
+				  STATUS_HEALTH_NONE, "none",
+				  "no frame source: taps are "
+				  "frames_unavailable");
+	if (fg)
+		status_set_source(r->status, STATUS_SOURCE_FOREGROUND,
+				  STATUS_HEALTH_UP,
+				  strncmp(fg, "app:", 4) == 0 ? "app" : "log",
+				  "%s", strchr(fg, ':') + 1);
+	else
+		status_set_source(r->status, STATUS_SOURCE_FOREGROUND,
+				  STATUS_HEALTH_NONE, "none",
+				  "no foreground source: taps have no app");
+	status_set_source(r->status, STATUS_SOURCE_STORE, STATUS_HEALTH_UP,
+			  "sqlite", "'%s'", r->opts->db);
+}
+
+static void
+stop_api(struct replay *r)
+{
+	size_t i;
+
+	if (r->control)
+		control_shutdown(r->control);
+	if (r->events)
+		events_shutdown(r->events);
+	api_stop(r->api);
+	metrics_free(r->metrics);
+	control_free(r->control);
+	events_free(r->events);
+	status_free(r->status);
+	for (i = 0; i < r->npublish; i++)
+		cJSON_free(r->publish[i]);
+	free(r->publish);
+}
+
+/*
+ * Wall times of taps: from the session's clock anchor when it has one;
+ * otherwise the replay is placed on today's clock, its first event at the
+ * start of a paced replay, or its last event now, so that "the last 15
+ * minutes" finds a replay just made.
+ */
+static void
+setup_wall(struct replay *r, const struct device_info *dev, int have_dev)
+{
+	struct timespec rt, mono;
+	int64_t first, last, now_rt, now_mono;
+
+	if (have_dev && dev->have_clock) {
+		r->have_wall = 1;
+		r->wall_offset =
+			dev->clock_realtime_ns - dev->clock_monotonic_ns;
+		r->wall_source = "the clock anchor of device.json";
+		return;
+	}
+	if (getevent_time_range(r->input, &first, &last) < 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	now_rt = rt.tv_sec * INT64_C(1000000000) + rt.tv_nsec;
+	now_mono = mono.tv_sec * INT64_C(1000000000) + mono.tv_nsec;
+	(void)now_mono;
+	r->have_wall = 1;
+	if (r->opts->pace > 0) {
+		r->wall_offset = now_rt - first;
+		r->wall_source =
+			"replay time (no clock anchor in device.json): "
+			"first event at the start";
+	} else {
+		r->wall_offset = now_rt - last;
+		r->wall_source =
+			"replay time (no clock anchor in device.json): "
+			"last event now";
+	}
+}
+
+static int
 cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -487,6 +858,8 @@ print_summary(struct replay *r, FILE *out, const char *input_file,
 			" ms\n",
 			r->gcfg.slop_px, r->gcfg.long_press_ns / MS);
 	frames_source_print(r->frames, out);
+	if (r->have_wall)
+		fprintf(out, "wall times %s\n", r->wall_source);
 	if (r->unattributed)
 		fprintf(out, "foreground %" PRIu64 " gestures of unknown app\n",
 			r->unattributed);
@@ -630,7 +1003,8 @@ replay_run(const struct replay_options *opts, FILE *out)
 	char *input_spec = NULL, *frames_spec = NULL, *fg_spec = NULL;
 	char *device_path = NULL, *file = NULL, *devnode = NULL;
 	char *stats = NULL, *source = NULL;
-	int64_t run_id = 0, frames_wm, input_end;
+	int64_t run_id = 0, frames_wm = INT64_MIN, input_end, wall0;
+	struct timespec ts0;
 	int have_dev = 0;
 	int rc;
 
@@ -700,16 +1074,28 @@ replay_run(const struct replay_options *opts, FILE *out)
 	if (rc < 0)
 		goto out;
 
+	setup_wall(&r, &dev, have_dev);
+	if (opts->listen) {
+		rc = start_api(&r);
+		if (rc < 0)
+			goto out;
+		set_sources(&r, STATUS_HEALTH_UP, file, frames_spec, fg_spec);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts0);
+	wall0 = ts0.tv_sec * INT64_C(1000000000) + ts0.tv_nsec;
+	frames_wm = INT64_MIN;
+
 	/*
 	 * Event time drives everything: before an input event is used, the
 	 * frame source is read far enough ahead that every frame the
 	 * correlator may need for the taps before it is in.
 	 */
-	while ((rc = getevent_next(r.input, &ev)) == 1) {
+	while (!stopping(&r) && (rc = getevent_next(r.input, &ev)) == 1) {
 		if (r.first_input_ns == INT64_MIN)
 			r.first_input_ns = ev.time_ns;
 		if (ev.time_ns > r.last_input_ns)
 			r.last_input_ns = ev.time_ns;
+		pace_to(&r, ev.time_ns, r.first_input_ns, wall0, frames_wm);
 		rc = frames_source_pump(r.frames, r.last_input_ns, &frames_wm);
 		if (rc < 0)
 			goto out;
@@ -720,6 +1106,9 @@ replay_run(const struct replay_options *opts, FILE *out)
 				       on_result, &r);
 		if (rc < 0)
 			goto out;
+		rc = serve_api(&r, frames_wm);
+		if (rc < 0)
+			goto out;
 	}
 	if (rc < 0)
 		goto out;
@@ -728,17 +1117,32 @@ replay_run(const struct replay_options *opts, FILE *out)
 	if (gesture_in_progress(r.gesture))
 		log_info("a gesture was still in progress at the end of the "
 			 "input");
-	rc = frames_source_finish(r.frames, &frames_wm);
+	if (stopping(&r)) {
+		/*
+		 * Stopped early: the frames read so far are all there is, and
+		 * taps whose windows they do not cover are truncated.
+		 */
+		log_info("stopping: pending taps are stored as truncated");
+		input_end = r.last_input_ns;
+	} else {
+		rc = frames_source_finish(r.frames, &frames_wm);
+		if (rc < 0)
+			goto out;
+		/*
+		 * The input was recorded as long as the frames were: no
+		 * touch-down came after the last input event until the frame
+		 * data ends.
+		 */
+		input_end = r.last_input_ns;
+		if (frames_wm > input_end)
+			input_end = frames_wm;
+	}
+	rc = correlate_finish(r.corr, frames_wm, input_end, on_result, &r);
 	if (rc < 0)
 		goto out;
-	/*
-	 * The input was recorded as long as the frames were: no touch-down
-	 * came after the last input event until the frame data ends.
-	 */
-	input_end = r.last_input_ns;
-	if (frames_wm > input_end)
-		input_end = frames_wm;
-	rc = correlate_finish(r.corr, frames_wm, input_end, on_result, &r);
+	if (r.api)
+		set_sources(&r, STATUS_HEALTH_DONE, file, frames_spec, fg_spec);
+	rc = serve_api(&r, frames_wm);
 	if (rc < 0)
 		goto out;
 	stats = stats_json(&r);
@@ -746,7 +1150,13 @@ replay_run(const struct replay_options *opts, FILE *out)
 	if (rc < 0)
 		goto out;
 	print_summary(&r, out, file, run_id);
+	if (r.api) {
+		fprintf(out, "\nreplay done; serving until interrupted\n");
+		fflush(out);
+		serve_until_stopped(&r, frames_wm);
+	}
 out:
+	stop_api(&r);
 	store_close(r.store);
 	frames_source_close(r.frames);
 	foreground_free(r.fg);

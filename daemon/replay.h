@@ -8,6 +8,7 @@
 #ifndef TAPD_REPLAY_H
 #define TAPD_REPLAY_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -29,13 +30,28 @@ struct replay_options {
 	int64_t long_press_ns;	/* < 0 for the default */
 	int64_t settle_quiet_ns;
 	int64_t settle_cap_ns;
+	/*
+	 * Serve the HTTP API while replaying ("HOST:PORT"), and afterwards
+	 * until *stop is set; NULL for none.  token_file as for api_config.
+	 */
+	const char *listen;
+	const char *token_file;
+	/*
+	 * Event time runs pace times as fast as wall time (1 = as recorded);
+	 * 0 replays as fast as it can.
+	 */
+	double pace;
+	/* Set by a signal handler to end the replay early (may be NULL). */
+	const volatile sig_atomic_t *stop;
 };
 
 /* Sets every field to "not given". */
 void replay_options_init(struct replay_options *opts);
 
 /*
- * Runs the replay and prints the summary to out.  Returns 0, -EINVAL for
+ * Runs the replay and prints the summary to out.  Stopped early through
+ * opts->stop, the taps still waiting for their window are stored as
+ * truncated.  Returns 0, -EINVAL for
  * options that do not fit together (after logging which), or the negative
  * errno of the first source or store failure.  Lines of a log that do not
  * parse are not failures: they are counted in the summary.

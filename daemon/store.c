@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,6 +27,8 @@ extern const char *const store_migration_name[];
 
 enum store_stmt {
 	STORE_STMT_COUNT,
+	STORE_STMT_SESSION_GET,
+	STORE_STMT_SESSION_LIST,
 	/* Statements from here on are the writer's only. */
 	STORE_STMT_BEGIN,
 	STORE_STMT_COMMIT,
@@ -33,6 +36,10 @@ enum store_stmt {
 	STORE_STMT_INSERT_TAP,
 	STORE_STMT_INSERT_RUN,
 	STORE_STMT_END_RUN,
+	STORE_STMT_INSERT_FRAME,
+	STORE_STMT_HIST_ADD,
+	STORE_STMT_SESSION_START,
+	STORE_STMT_SESSION_STOP,
 	STORE_STMT_N
 };
 
@@ -40,6 +47,10 @@ static const char *const store_stmt_sql[STORE_STMT_N] = {
 	[STORE_STMT_COUNT] = "SELECT count(*) FROM taps"
 			     " WHERE (?1 IS NULL OR kind = ?1)"
 			     " AND (?2 IS NULL OR status = ?2)",
+	[STORE_STMT_SESSION_GET] = "SELECT stopped_ns FROM sessions"
+				   " WHERE id = ?1",
+	[STORE_STMT_SESSION_LIST] = "SELECT id, name, started_ns, stopped_ns"
+				    " FROM sessions ORDER BY id",
 	/*
 	 * IMMEDIATE takes the write lock up front, where busy_timeout
 	 * applies, instead of failing at the first INSERT.
@@ -56,6 +67,17 @@ static const char *const store_stmt_sql[STORE_STMT_N] = {
 				  " VALUES (?1, ?2, ?3)",
 	[STORE_STMT_END_RUN] = "UPDATE runs SET ended_ns = ?1, stats = ?2"
 			       " WHERE id = ?3",
+	[STORE_STMT_INSERT_FRAME] = "INSERT INTO tap_frames (tap_id, seq,"
+				    " start_ns, present_ns, jank, in_burst)"
+				    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[STORE_STMT_HIST_ADD] = "INSERT INTO tap_hist (app, metric, span,"
+				" minute, bucket, count)"
+				" VALUES (?1, ?2, ?3, ?4, ?5, 1)"
+				" ON CONFLICT DO UPDATE SET count = count + 1",
+	[STORE_STMT_SESSION_START] = "INSERT INTO sessions (name, started_ns)"
+				     " VALUES (?1, ?2)",
+	[STORE_STMT_SESSION_STOP] = "UPDATE sessions SET stopped_ns = ?2"
+				    " WHERE id = ?1 AND stopped_ns IS NULL",
 };
 
 static const char *const store_kinds[] = {"tap", "long_press", "swipe", "multi",
@@ -102,6 +124,69 @@ store_clock_ns(clockid_t clock)
 	if (clock_gettime(clock, &ts) != 0)
 		return 0;
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * The lower edges of the histogram's buckets (store.h), built once by
+ * store_hist_init(): integers only, so that a database written on a
+ * device and read on a host agrees on every edge.
+ */
+static int64_t store_hist_lo[STORE_HIST_BUCKETS];
+static pthread_once_t store_hist_once = PTHREAD_ONCE_INIT;
+
+static void
+store_hist_init(void)
+{
+	int b;
+
+	store_hist_lo[0] = 0;
+	store_hist_lo[1] = STORE_HIST_MIN_NS;
+	for (b = 2; b < STORE_HIST_BUCKETS; b++)
+		store_hist_lo[b] =
+			store_hist_lo[b - 1] + (store_hist_lo[b - 1] + 49) / 50;
+}
+
+int
+store_hist_bucket(int64_t ns)
+{
+	int lo = 0, hi = STORE_HIST_BUCKETS - 1, mid;
+
+	pthread_once(&store_hist_once, store_hist_init);
+	if (ns < STORE_HIST_MIN_NS)
+		return 0;
+	/* The last bucket whose lower edge is at or below ns. */
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (store_hist_lo[mid] <= ns)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+int
+store_hist_edges(int bucket, int64_t *lo, int64_t *hi)
+{
+	if (bucket < 0 || bucket >= STORE_HIST_BUCKETS)
+		return -EINVAL;
+	pthread_once(&store_hist_once, store_hist_init);
+	*lo = store_hist_lo[bucket];
+	*hi = bucket + 1 < STORE_HIST_BUCKETS ? store_hist_lo[bucket + 1] - 1
+					      : INT64_MAX;
+	return 0;
+}
+
+/* tapd_hist_bucket(ns) in SQL, for migrations: NULL stays NULL. */
+static void
+store_sql_hist_bucket(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	if (argc != 1 || sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	sqlite3_result_int(ctx,
+			   store_hist_bucket(sqlite3_value_int64(argv[0])));
 }
 
 /*
@@ -532,7 +617,12 @@ store_open(const char *path, unsigned flags, struct store **out)
 	 * it out), so SQLite's own locking would only cost.
 	 */
 	oflags = SQLITE_OPEN_NOMUTEX;
-	oflags |= st->readonly ? SQLITE_OPEN_READONLY
+	/*
+	 * Readers take "file:" URIs so the pool can open a copied database
+	 * read-only with ?immutable=1; builds of SQLite without URI names by
+	 * default (Android's static ones) need the flag.
+	 */
+	oflags |= st->readonly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
 			       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	rc = sqlite3_open_v2(path, &st->db, oflags, NULL);
 	if (rc != SQLITE_OK) {
@@ -557,6 +647,18 @@ store_open(const char *path, unsigned flags, struct store **out)
 	if (rc < 0)
 		goto out;
 	if (!st->readonly) {
+		/*
+		 * DIRECTONLY: only the migrations' own statements may call
+		 * it, never a trigger or view planted in the file.
+		 */
+		rc = sqlite3_create_function_v2(
+			st->db, "tapd_hist_bucket", 1,
+			SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY,
+			NULL, store_sql_hist_bucket, NULL, NULL, NULL);
+		if (rc != SQLITE_OK) {
+			rc = store_fail(st, rc, "set up");
+			goto out;
+		}
 		rc = store_migrate(st);
 		if (rc < 0)
 			goto out;
@@ -775,10 +877,128 @@ store_bind_tap(struct store *st, const struct store_tap *tap)
 	return rc;
 }
 
+/*
+ * Checks what the frames of a tap must be; the ids and seq numbers are the
+ * store's own, so nothing else in them can fail a constraint.
+ */
+static const char *
+store_frames_invalid(const struct store_tap *tap,
+		     const struct store_frame *frames, size_t nframes)
+{
+	size_t i;
+
+	if (nframes == 0)
+		return NULL;
+	if (!frames || nframes != (size_t)tap->frames)
+		return "frame count differs from the frames given";
+	for (i = 0; i < nframes; i++)
+		if (frames[i].present_ns < frames[i].start_ns)
+			return "frame presented before it started";
+	return NULL;
+}
+
+static int
+store_insert_frames(struct store *st, int64_t tap_id,
+		    const struct store_frame *frames, size_t nframes)
+{
+	sqlite3_stmt *stmt = st->stmt[STORE_STMT_INSERT_FRAME];
+	size_t i;
+	int rc = SQLITE_OK;
+
+	for (i = 0; i < nframes && rc == SQLITE_OK; i++) {
+		rc = sqlite3_bind_int64(stmt, 1, tap_id);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int64(stmt, 2, (int64_t)i);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int64(stmt, 3, frames[i].start_ns);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int64(stmt, 4, frames[i].present_ns);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int64(stmt, 5,
+						(int64_t)frames[i].jank);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int(stmt, 6,
+					      frames[i].in_burst ? 1 : 0);
+		if (rc == SQLITE_OK)
+			rc = store_step(st, STORE_STMT_INSERT_FRAME);
+		else
+			sqlite3_clear_bindings(stmt);
+	}
+	return rc;
+}
+
+/* One count more in the histogram row of (app, metric, span, minute, ns). */
+static int
+store_hist_add(struct store *st, const char *app, int metric, int span,
+	       int64_t minute, int64_t ns)
+{
+	sqlite3_stmt *stmt = st->stmt[STORE_STMT_HIST_ADD];
+	int rc;
+
+	rc = sqlite3_bind_text(stmt, 1, app, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int(stmt, 2, metric);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int(stmt, 3, span);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 4, minute - minute % span);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int(stmt, 5, store_hist_bucket(ns));
+	if (rc == SQLITE_OK)
+		rc = store_step(st, STORE_STMT_HIST_ADD);
+	else
+		sqlite3_clear_bindings(stmt);
+	return rc;
+}
+
+/*
+ * Counts a tap in tap_hist, by the rule of sql/002-frames-hist.sql (which
+ * does the same for the taps of a file it migrates): measured kinds, 'ok',
+ * known wall time; its own app's rows and the all-apps rows, at every
+ * span.
+ */
+static int
+store_hist_tap(struct store *st, const struct store_tap *tap)
+{
+	static const int spans[] = {STORE_HIST_SPAN_MINUTE,
+				    STORE_HIST_SPAN_HOUR, STORE_HIST_SPAN_DAY};
+	const int64_t values[] = {tap->first_frame_ns, tap->settle_ns};
+	const char *scopes[2];
+	size_t nscopes = 0, i, j, k;
+	int64_t minute;
+	int rc = SQLITE_OK;
+
+	if (strcmp(tap->status, "ok") != 0 || tap->wall_ns < 0 ||
+	    (strcmp(tap->kind, "tap") != 0 &&
+	     strcmp(tap->kind, "long_press") != 0))
+		return SQLITE_OK;
+	minute = tap->wall_ns / (60 * 1000000000LL);
+	/* An app named like the all-apps rows would be counted twice. */
+	if (tap->app && tap->app[0] &&
+	    strcmp(tap->app, STORE_HIST_ALL_APPS) != 0)
+		scopes[nscopes++] = tap->app;
+	scopes[nscopes++] = STORE_HIST_ALL_APPS;
+	for (i = 0; i < 2; i++) {
+		if (values[i] < 0)
+			continue;
+		for (j = 0; j < nscopes; j++)
+			for (k = 0; k < sizeof(spans) / sizeof(spans[0]); k++) {
+				rc = store_hist_add(st, scopes[j], (int)i,
+						    spans[k], minute,
+						    values[i]);
+				if (rc != SQLITE_OK)
+					return rc;
+			}
+	}
+	return rc;
+}
+
 int
-store_add_tap(struct store *st, const struct store_tap *tap)
+store_insert(struct store *st, const struct store_tap *tap,
+	     const struct store_frame *frames, size_t nframes, int64_t *id)
 {
 	const char *why;
+	int64_t tap_id;
 	int rc;
 
 	if (st->readonly)
@@ -786,6 +1006,8 @@ store_add_tap(struct store *st, const struct store_tap *tap)
 	if (!tap)
 		return -EINVAL;
 	why = store_tap_invalid(tap);
+	if (!why)
+		why = store_frames_invalid(tap, frames, nframes);
 	if (why) {
 		log_warnx("cannot add a tap to '%s': %s (kind '%s', status "
 			  "'%s')",
@@ -821,10 +1043,32 @@ store_add_tap(struct store *st, const struct store_tap *tap)
 			store_abandon(st);
 		return rc;
 	}
+	tap_id = sqlite3_last_insert_rowid(st->db);
+	rc = store_insert_frames(st, tap_id, frames, nframes);
+	if (rc == SQLITE_OK)
+		rc = store_hist_tap(st, tap);
+	if (rc != SQLITE_OK) {
+		/*
+		 * The tap's row is in, its frames or counts are not: only
+		 * dropping the whole batch keeps the three tables agreeing.
+		 */
+		st->lost++;
+		rc = store_fail(st, rc, "add a tap to");
+		store_abandon(st);
+		return rc;
+	}
 	st->batch_rows++;
+	if (id)
+		*id = tap_id;
 	if (st->batch_rows >= STORE_BATCH_ROWS)
 		return store_commit(st);
 	return 0;
+}
+
+int
+store_add_tap(struct store *st, const struct store_tap *tap)
+{
+	return store_insert(st, tap, NULL, 0, NULL);
 }
 
 int
@@ -895,4 +1139,142 @@ store_count(struct store *st, const char *kind, const char *status,
 	sqlite3_reset(stmt);
 	sqlite3_clear_bindings(stmt);
 	return rc;
+}
+
+static bool
+store_session_name_ok(const char *name)
+{
+	size_t len;
+
+	if (!name)
+		return false;
+	len = strlen(name);
+	if (len == 0 || len > STORE_SESSION_NAME_MAX)
+		return false;
+	for (; *name; name++)
+		if ((unsigned char)*name < 0x20 || *name == 0x7f)
+			return false;
+	return true;
+}
+
+int
+store_session_start(struct store *st, const char *name, int64_t *id,
+		    int64_t *started_ns)
+{
+	sqlite3_stmt *stmt = st->stmt[STORE_STMT_SESSION_START];
+	int64_t now;
+	int rc;
+
+	if (st->readonly)
+		return store_refuse_readonly(st, "start a session in");
+	if (!store_session_name_ok(name)) {
+		log_warnx("cannot start a session in '%s': the name must be "
+			  "1 to %d bytes without control characters",
+			  st->path, STORE_SESSION_NAME_MAX);
+		return -EINVAL;
+	}
+	/*
+	 * Outside any batch, so that the session row is durable as soon as
+	 * the caller learns its id; the taps added so far go first.
+	 */
+	rc = store_commit(st);
+	if (rc < 0)
+		return rc;
+	now = store_clock_ns(CLOCK_REALTIME);
+	rc = sqlite3_bind_text(stmt, 1, name, -1, SQLITE_TRANSIENT);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 2, now);
+	if (rc == SQLITE_OK)
+		rc = store_step(st, STORE_STMT_SESSION_START);
+	else
+		sqlite3_clear_bindings(stmt);
+	if (rc != SQLITE_OK)
+		return store_fail(st, rc, "start a session in");
+	if (id)
+		*id = sqlite3_last_insert_rowid(st->db);
+	if (started_ns)
+		*started_ns = now;
+	return 0;
+}
+
+int
+store_session_stop(struct store *st, int64_t id, int64_t *stopped_ns)
+{
+	sqlite3_stmt *stmt;
+	int64_t now;
+	int rc;
+
+	if (st->readonly)
+		return store_refuse_readonly(st, "stop a session in");
+	rc = store_commit(st);
+	if (rc < 0)
+		return rc;
+	now = store_clock_ns(CLOCK_REALTIME);
+	stmt = st->stmt[STORE_STMT_SESSION_STOP];
+	rc = sqlite3_bind_int64(stmt, 1, id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 2, now);
+	if (rc == SQLITE_OK)
+		rc = store_step(st, STORE_STMT_SESSION_STOP);
+	else
+		sqlite3_clear_bindings(stmt);
+	if (rc != SQLITE_OK)
+		return store_fail(st, rc, "stop a session in");
+	if (sqlite3_changes(st->db) == 1) {
+		if (stopped_ns)
+			*stopped_ns = now;
+		return 0;
+	}
+	/* Nothing changed: either no such session or it is stopped. */
+	stmt = st->stmt[STORE_STMT_SESSION_GET];
+	rc = sqlite3_bind_int64(stmt, 1, id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		rc = -EALREADY;
+	else if (rc == SQLITE_DONE)
+		rc = -ENOENT;
+	else
+		rc = store_fail(st, rc, "read sessions of");
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	return rc;
+}
+
+int
+store_session_list(struct store *st, store_session_cb cb, void *ctx)
+{
+	sqlite3_stmt *stmt = st->stmt[STORE_STMT_SESSION_LIST];
+	struct store_session s;
+	const unsigned char *name;
+	int rc, crc = 0;
+
+	if (!cb)
+		return -EINVAL;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		name = sqlite3_column_text(stmt, 1);
+		s.id = sqlite3_column_int64(stmt, 0);
+		s.name = name ? (const char *)name : "";
+		s.started_ns = sqlite3_column_int64(stmt, 2);
+		s.stopped_ns = sqlite3_column_type(stmt, 3) == SQLITE_NULL
+				       ? -1
+				       : sqlite3_column_int64(stmt, 3);
+		crc = cb(ctx, &s);
+		if (crc != 0)
+			break;
+	}
+	if (crc != 0)
+		rc = crc;
+	else if (rc == SQLITE_DONE)
+		rc = 0;
+	else
+		rc = store_fail(st, rc, "read sessions of");
+	sqlite3_reset(stmt);
+	return rc;
+}
+
+sqlite3 *
+store_db(struct store *st)
+{
+	return st->db;
 }

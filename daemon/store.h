@@ -8,6 +8,7 @@
 #ifndef TAPD_STORE_H
 #define TAPD_STORE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Flags of a tap, as stored in taps.flags (a bit mask). */
@@ -98,6 +99,34 @@ int store_end_run(struct store *st, const char *stats_json);
  */
 int store_add_tap(struct store *st, const struct store_tap *tap);
 
+/*
+ * One response frame of a tap, as stored in tap_frames (the frames
+ * DESIGN.md section 1 counts: presented, started inside the window), in
+ * present order.  Times are CLOCK_MONOTONIC ns.
+ */
+struct store_frame {
+	int64_t start_ns;
+	int64_t present_ns;
+	uint32_t jank; /* FrameTimeline jank bits, 0 when unknown */
+	int in_burst;  /* nonzero for the frames up to the end of the burst */
+};
+
+/*
+ * Adds a tap and its response frames (frames[0..nframes), which become
+ * tap_frames rows with seq 0..nframes-1) to the current batch, with the
+ * same batching and errors as store_add_tap().  nframes 0 means that the
+ * frames are not recorded; otherwise it must equal tap->frames, and every
+ * frame must be presented at or after its start (-EINVAL otherwise).  A
+ * tap with status "ok", kind "tap" or "long_press" and a known wall time
+ * is also counted in the histogram table tap_hist, in the same
+ * transaction (see sql/002-frames-hist.sql).  On success sets *id (when
+ * id is not NULL) to the new row's id, which is final although the row
+ * is committed only with its batch.  A failure after the row was
+ * inserted (a frame or histogram row) rolls the whole batch back.
+ */
+int store_insert(struct store *st, const struct store_tap *tap,
+		 const struct store_frame *frames, size_t nframes, int64_t *id);
+
 /* Commits the current batch now.  Returns 0 or a negative errno. */
 int store_commit(struct store *st);
 
@@ -121,5 +150,90 @@ uint64_t store_lost(const struct store *st);
  */
 int store_count(struct store *st, const char *kind, const char *status,
 		int64_t *count);
+
+/* The longest session name store_session_start() accepts, in bytes. */
+#define STORE_SESSION_NAME_MAX 128
+
+/*
+ * Starts a named session (1..STORE_SESSION_NAME_MAX bytes, no control
+ * characters): commits the current batch, then records the session at
+ * once, outside any batch, so that its id is durable before a tap can
+ * carry it.  Sets *id and *started_ns (CLOCK_REALTIME ns; either may be
+ * NULL).  Several sessions may be open at once; the store does not decide
+ * which one a tap belongs to.  Returns 0, -EINVAL for a bad name, -EROFS
+ * on a read-only store, or a negative errno from SQLite.
+ */
+int store_session_start(struct store *st, const char *name, int64_t *id,
+			int64_t *started_ns);
+
+/*
+ * Stops a session now, committed at once like store_session_start(), and
+ * sets *stopped_ns (may be NULL).  Returns 0, -ENOENT for an unknown id,
+ * -EALREADY for a session already stopped, -EROFS on a read-only store,
+ * or a negative errno from SQLite.
+ */
+int store_session_stop(struct store *st, int64_t id, int64_t *stopped_ns);
+
+/* A session as store_session_list() reports it; name is borrowed. */
+struct store_session {
+	int64_t id;
+	const char *name;
+	int64_t started_ns;
+	int64_t stopped_ns; /* -1 while the session is open */
+};
+
+/* Receives one session; returns 0, or a negative errno to stop. */
+typedef int (*store_session_cb)(void *ctx, const struct store_session *s);
+
+/*
+ * Calls cb for every session, by id, on any store (read-only ones too).
+ * Returns 0, what cb returned, or a negative errno from SQLite.
+ */
+int store_session_list(struct store *st, store_session_cb cb, void *ctx);
+
+/*
+ * The latency histogram of tap_hist (sql/002-frames-hist.sql).  Bucket 0
+ * holds [0, STORE_HIST_MIN_NS); bucket b >= 1 holds [lo(b), lo(b+1)) with
+ * lo(1) = STORE_HIST_MIN_NS and lo(b+1) = lo(b) + ceil(lo(b) / 50), so
+ * every bucket but the first is at most 2% (plus 1 ns) wide relative to
+ * its lower edge; the last one ends at INT64_MAX.  The edges are integers
+ * computed without floating point, so every build agrees on them.
+ */
+#define STORE_HIST_BUCKETS 1625
+#define STORE_HIST_MIN_NS  100000
+
+/* tap_hist.metric */
+#define STORE_METRIC_FIRST_FRAME 0
+#define STORE_METRIC_SETTLE	 1
+
+/*
+ * tap_hist.span: the length in minutes of the period a row counts, which
+ * starts at tap_hist.minute (a multiple of the span, in minutes since the
+ * Unix epoch, UTC).
+ */
+#define STORE_HIST_SPAN_MINUTE 1
+#define STORE_HIST_SPAN_HOUR   60
+#define STORE_HIST_SPAN_DAY    1440
+
+/* tap_hist.app of the rows that count every app's taps together. */
+#define STORE_HIST_ALL_APPS "*"
+
+/* The bucket of a latency in ns (negative values go to bucket 0). */
+int store_hist_bucket(int64_t ns);
+
+/*
+ * The edges of bucket b in ns: [*lo, *hi], both inclusive (the largest
+ * value the bucket holds is *hi).  Returns 0, or -EINVAL for a bucket out
+ * of range.
+ */
+int store_hist_edges(int bucket, int64_t *lo, int64_t *hi);
+
+/*
+ * The connection itself, for the read-only queries of the API (query.c,
+ * the handlers) that the store does not wrap.  It stays owned by the
+ * store: never close it, and use it only on the thread that holds st.
+ */
+struct sqlite3;
+struct sqlite3 *store_db(struct store *st);
 
 #endif

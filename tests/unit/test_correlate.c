@@ -26,8 +26,65 @@
 
 struct sink {
 	struct correlate_result r[MAX_RESULTS];
+	/* A digest of each result's response frames, which die with it. */
+	uint64_t resp_sum[MAX_RESULTS];
 	size_t n;
 };
+
+/* An order-sensitive digest of a list of response frames. */
+static uint64_t
+resp_digest(uint64_t h, int64_t start, int64_t present, uint32_t jank,
+	    int in_burst)
+{
+	const uint64_t v[4] = {(uint64_t)start, (uint64_t)present, jank,
+			       (uint64_t)in_burst};
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		h = (h ^ v[i]) * 1099511628211ULL;
+	return h;
+}
+
+/*
+ * Checks what the response frames of every result must satisfy, whatever
+ * the scenario: one per counted frame, in present order, the burst a
+ * prefix that starts at the first present and ends at the last one, the
+ * jank bits their union.
+ */
+static uint64_t
+check_resp(const struct correlate_result *res)
+{
+	uint64_t h = 14695981039346656037ULL;
+	uint32_t jank = 0;
+	size_t i, burst = 0;
+
+	assert_int_equal(res->nresp, (size_t)res->frames);
+	if (res->nresp == 0) {
+		assert_null(res->resp);
+		return h;
+	}
+	assert_non_null(res->resp);
+	assert_int_equal(res->resp[0].present_ns, res->first_present_ns);
+	for (i = 0; i < res->nresp; i++) {
+		const struct correlate_resp_frame *f = &res->resp[i];
+
+		assert_true(f->in_burst == 0 || f->in_burst == 1);
+		if (i > 0)
+			assert_true(f->present_ns >=
+				    res->resp[i - 1].present_ns);
+		if (f->in_burst) {
+			assert_int_equal(burst, i);
+			burst++;
+		}
+		jank |= f->jank;
+		h = resp_digest(h, f->start_ns, f->present_ns, f->jank,
+				f->in_burst);
+	}
+	assert_true(burst >= 1);
+	assert_int_equal(res->resp[burst - 1].present_ns, res->last_present_ns);
+	assert_int_equal(jank, res->jank);
+	return h;
+}
 
 static int
 collect(void *ctx, const struct correlate_result *res)
@@ -35,7 +92,10 @@ collect(void *ctx, const struct correlate_result *res)
 	struct sink *s = ctx;
 
 	assert_true(s->n < MAX_RESULTS);
-	s->r[s->n++] = *res;
+	s->resp_sum[s->n] = check_resp(res);
+	s->r[s->n] = *res;
+	s->r[s->n].resp = NULL;
+	s->n++;
 	return 0;
 }
 
@@ -832,6 +892,74 @@ test_max_frames(void **state)
 	correlate_free(c);
 }
 
+/* The frames of one result, copied out during the callback. */
+struct resp_copy {
+	struct correlate_resp_frame f[16];
+	size_t n;
+	int calls;
+};
+
+static int
+copy_resp(void *ctx, const struct correlate_result *res)
+{
+	struct resp_copy *rc = ctx;
+
+	check_resp(res);
+	assert_true(res->nresp <= 16);
+	if (res->nresp)
+		memcpy(rc->f, res->resp, res->nresp * sizeof(*res->resp));
+	rc->n = res->nresp;
+	rc->calls++;
+	return 0;
+}
+
+static void
+test_response_frames(void **state)
+{
+	struct correlate *c = new_correlator();
+	struct resp_copy rc;
+	/* start, present, jank, in_burst (expected), in present order. */
+	static const int64_t want[][4] = {
+		{T, T + 20 * MS, 0, 1},
+		{T + 10 * MS, T + 36 * MS, 64, 1},
+		{T + 12 * MS, T + 36 * MS, 0, 1},
+		{T + 40 * MS, T + 52 * MS, 0, 1},
+		{T + 340 * MS, T + 400 * MS, 128, 0},
+		{T + 360 * MS, T + 410 * MS, 0, 0},
+	};
+	size_t i;
+
+	(void)state;
+	memset(&rc, 0, sizeof(rc));
+	foo_tap(c, 1, T);
+	/* Busy before, in flight at t_up, and another app: none counts. */
+	foo_frame(c, T - 50 * MS, T - 20 * MS);
+	foo_frame(c, T - 1, T + 5 * MS);
+	feed_frame(c, 200, NULL, "com.bar/com.bar.Main#0", T + 1 * MS,
+		   T + 9 * MS, 1);
+	/* Fed out of order; the tie at T+36 ms goes by start. */
+	for (i = 6; i-- > 0;)
+		feed_frame(c, 100, NULL, "com.foo/com.foo.Main#0", want[i][0],
+			   want[i][1], (uint32_t)want[i][2]);
+	assert_int_equal(correlate_advance(c, FAR, FAR, copy_resp, &rc), 0);
+	assert_int_equal(rc.calls, 1);
+	assert_int_equal(rc.n, 6);
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(rc.f[i].start_ns, want[i][0]);
+		assert_int_equal(rc.f[i].present_ns, want[i][1]);
+		assert_int_equal(rc.f[i].jank, want[i][2]);
+		assert_int_equal(rc.f[i].in_burst, want[i][3]);
+	}
+
+	/* A tap without response frames has none to give. */
+	memset(&rc, 0, sizeof(rc));
+	foo_tap(c, 2, T + 20 * SEC);
+	assert_int_equal(correlate_advance(c, FAR, FAR, copy_resp, &rc), 0);
+	assert_int_equal(rc.calls, 1);
+	assert_int_equal(rc.n, 0);
+	correlate_free(c);
+}
+
 /*
  * The long stream: gestures on two apps while three apps draw, frames
  * delivered up to MAX_DELAY late and out of order, and the correlator
@@ -1018,7 +1146,7 @@ ref_cmp(const void *a, const void *b)
 
 static void
 ref_eval(const struct sim *s, const struct sim_tap *tp,
-	 struct correlate_result *r)
+	 struct correlate_result *r, uint64_t *resp_sum)
 {
 	static struct ref_frame rf[100000];
 	int64_t we = tp->t_up + 5 * SEC;
@@ -1026,6 +1154,7 @@ ref_eval(const struct sim *s, const struct sim_tap *tp,
 	size_t i, n = 0, k;
 	int truncated;
 
+	*resp_sum = 14695981039346656037ULL;
 	for (i = 0; i < s->ntds; i++) {
 		if (s->tds[i] > tp->t_up && s->tds[i] < we) {
 			we = s->tds[i];
@@ -1070,6 +1199,9 @@ ref_eval(const struct sim *s, const struct sim_tap *tp,
 	for (k = 0; k + 1 < n && rf[k + 1].present - rf[k].present <= 300 * MS;
 	     k++)
 		;
+	for (i = 0; i < n; i++)
+		*resp_sum = resp_digest(*resp_sum, rf[i].start, rf[i].present,
+					rf[i].jank, i <= k);
 	r->first_present_ns = rf[0].present;
 	r->last_present_ns = rf[k].present;
 	r->first_frame_ns = rf[0].present - tp->t_up;
@@ -1128,6 +1260,7 @@ test_pruning_keeps_results(void **state)
 	static struct sink live, batch;
 	struct correlate *a = new_correlator(), *b = new_correlator();
 	struct correlate_result ref;
+	uint64_t ref_sum;
 	size_t fi = 0, ti = 0, di = 0, i;
 	unsigned max_held = 0, seen[8] = {0};
 	int64_t now;
@@ -1182,9 +1315,12 @@ test_pruning_keeps_results(void **state)
 	assert_int_equal(live.n, s.ntaps);
 	assert_int_equal(batch.n, s.ntaps);
 	for (i = 0; i < s.ntaps; i++) {
-		ref_eval(&s, &s.taps[i], &ref);
+		ref_eval(&s, &s.taps[i], &ref, &ref_sum);
 		assert_same(&live.r[i], &ref);
 		assert_same(&batch.r[i], &ref);
+		/* The very frames, in the same order, with the same burst. */
+		assert_true(live.resp_sum[i] == ref_sum);
+		assert_true(batch.resp_sum[i] == ref_sum);
 		seen[ref.status]++;
 		if (ref.flags & CORRELATE_FLAG_BUSY_BEFORE)
 			seen[4]++;
@@ -1233,6 +1369,7 @@ main(void)
 		cmocka_unit_test(test_invalid_and_stale_frames),
 		cmocka_unit_test(test_max_frames),
 		cmocka_unit_test(test_pruning_keeps_results),
+		cmocka_unit_test(test_response_frames),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

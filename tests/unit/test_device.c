@@ -90,6 +90,33 @@ test_invalid(void **state)
 }
 
 static void
+test_clock(void **state)
+{
+	struct device_info d;
+
+	(void)state;
+	assert_int_equal(parse("{\"clock\": {\"realtime_ns\": "
+			       "\"1764567474123456789\", \"monotonic_ns\": "
+			       "\"86400123456789\"}}",
+			       &d),
+			 0);
+	assert_true(d.have_clock);
+	assert_true(d.clock_realtime_ns == INT64_C(1764567474123456789));
+	assert_true(d.clock_monotonic_ns == INT64_C(86400123456789));
+	/* Beyond 2^53 a JSON number is no longer exact: refused. */
+	assert_int_equal(parse("{\"clock\": {\"realtime_ns\": "
+			       "1764567474123456789, \"monotonic_ns\": 5}}",
+			       &d),
+			 -EINVAL);
+	assert_int_equal(parse("{\"clock\": {\"realtime_ns\": \"-5\", "
+			       "\"monotonic_ns\": \"5\"}}",
+			       &d),
+			 -EINVAL);
+	assert_int_equal(parse("{\"clock\": {\"realtime_ns\": \"5\"}}", &d),
+			 -EINVAL);
+}
+
+static void
 test_file(void **state)
 {
 	char path[] = "/tmp/tapd-device-XXXXXX";
@@ -113,9 +140,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_full),
-		cmocka_unit_test(test_partial),
-		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_full),	cmocka_unit_test(test_partial),
+		cmocka_unit_test(test_invalid), cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_file),
 	};
 

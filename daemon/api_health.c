@@ -1,0 +1,249 @@
+#include "api_health.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "api_request.h"
+#include "gesture.h"
+#include "status.h"
+#include "timeparse.h"
+
+#ifndef TAPD_VERSION
+#define TAPD_VERSION "unknown"
+#endif
+
+static const char *const api_health_params[] = {NULL};
+
+/* The size of path + suffix in bytes, 0 when it does not exist. */
+static double
+api_health_file_size(const char *path, const char *suffix)
+{
+	char name[PATH_MAX];
+	struct stat sb;
+	int n;
+
+	n = snprintf(name, sizeof(name), "%s%s", path, suffix);
+	if (n < 0 || (size_t)n >= sizeof(name) || stat(name, &sb) != 0)
+		return 0;
+	return (double)sb.st_size;
+}
+
+/* One integer from a query of one row and one column. */
+static int
+api_health_query(sqlite3 *db, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *stmt = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(stmt, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+/*
+ * Adds "database": the file's schema version, row count and sizes.
+ * Returns 1 when it could be read, 0 when not (then it says why), or
+ * -ENOMEM.  A failed checkout has queued its 503 and returns that errno.
+ */
+static int
+api_health_database(struct api_request *rq, cJSON *root)
+{
+	const char *path = api_request_db_path(rq);
+	int64_t version = 0, taps = 0;
+	cJSON *db_obj;
+	sqlite3 *db;
+	int rc;
+
+	if (!path)
+		return cJSON_AddNullToObject(root, "database") ? 0 : -ENOMEM;
+	rc = api_request_db(rq, &db);
+	if (rc < 0)
+		return rc;
+	db_obj = cJSON_AddObjectToObject(root, "database");
+	if (!db_obj || !cJSON_AddStringToObject(db_obj, "path", path))
+		return -ENOMEM;
+	rc = api_health_query(db, "PRAGMA user_version", &version);
+	if (rc == SQLITE_OK)
+		rc = api_health_query(db, "SELECT count(*) FROM taps", &taps);
+	if (rc != SQLITE_OK)
+		return cJSON_AddStringToObject(db_obj, "error",
+					       sqlite3_errmsg(db))
+			       ? 0
+			       : -ENOMEM;
+	if (!cJSON_AddNumberToObject(db_obj, "schema_version",
+				     (double)version) ||
+	    !cJSON_AddNumberToObject(db_obj, "taps", (double)taps) ||
+	    !cJSON_AddNumberToObject(db_obj, "size_bytes",
+				     api_health_file_size(path, "")) ||
+	    !cJSON_AddNumberToObject(db_obj, "wal_bytes",
+				     api_health_file_size(path, "-wal")))
+		return -ENOMEM;
+	return 1;
+}
+
+static cJSON *
+api_health_sources(const struct status_snapshot *snap)
+{
+	const struct status_source_state *s;
+	cJSON *sources, *src;
+	int i;
+
+	sources = cJSON_CreateObject();
+	for (i = 0; sources && snap && i < STATUS_SOURCE_COUNT; i++) {
+		s = &snap->sources[i];
+		src = cJSON_AddObjectToObject(
+			sources, status_source_name((enum status_source)i));
+		if (!src ||
+		    !cJSON_AddStringToObject(src, "health",
+					     status_health_name(s->health)) ||
+		    !cJSON_AddStringToObject(src, "kind", s->kind) ||
+		    !cJSON_AddStringToObject(src, "detail", s->detail)) {
+			cJSON_Delete(sources);
+			return NULL;
+		}
+	}
+	return sources;
+}
+
+static cJSON *
+api_health_counters(const struct status_snapshot *snap)
+{
+	const struct {
+		const char *name;
+		uint64_t value;
+	} c[] = {
+		{"input_events", snap->input_events},
+		{"syn_dropped", snap->syn_dropped},
+		{"input_lines_skipped", snap->input_lines_skipped},
+		{"frames_read", snap->frames_read},
+		{"packets_read", snap->packets_read},
+		{"packets_dropped", snap->packets_dropped},
+		{"taps_finalized", snap->taps_finalized},
+		{"taps_pending", snap->taps_pending},
+		{"rows_stored", snap->rows_stored},
+		{"rows_lost", snap->rows_lost},
+	};
+	cJSON *counters, *gestures;
+	size_t i;
+
+	counters = cJSON_CreateObject();
+	if (!counters)
+		return NULL;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		if (!cJSON_AddNumberToObject(counters, c[i].name,
+					     (double)c[i].value))
+			goto fail;
+	gestures = cJSON_AddObjectToObject(counters, "gestures");
+	if (!gestures)
+		goto fail;
+	for (i = 0; i < GESTURE_KIND_COUNT; i++)
+		if (!cJSON_AddNumberToObject(
+			    gestures, gesture_kind_name((enum gesture_kind)i),
+			    (double)snap->gestures[i]))
+			goto fail;
+	return counters;
+fail:
+	cJSON_Delete(counters);
+	return NULL;
+}
+
+/* The members that come from the status snapshot (snap may be NULL). */
+static int
+api_health_live(cJSON *root, const struct status_snapshot *snap,
+		int64_t started_ns, bool *degraded)
+{
+	char started[TIMEPARSE_RFC3339_SIZE];
+	cJSON *sources, *counters;
+	int64_t now;
+	int i;
+
+	for (i = 0; snap && i < STATUS_SOURCE_COUNT; i++)
+		if (snap->sources[i].health == STATUS_HEALTH_DEGRADED ||
+		    snap->sources[i].health == STATUS_HEALTH_DOWN)
+			*degraded = true;
+	if (snap)
+		started_ns = snap->started_wall_ns;
+	now = timeparse_realtime_ns();
+	if (!cJSON_AddStringToObject(root, "mode", snap ? snap->mode : "serve"))
+		return -ENOMEM;
+	if (!cJSON_AddNumberToObject(
+		    root, "uptime_s",
+		    now > started_ns ? (double)((now - started_ns) / 1000000000)
+				     : 0))
+		return -ENOMEM;
+	if (timeparse_format(started_ns, started, sizeof(started)) == 0
+		    ? !cJSON_AddStringToObject(root, "started", started)
+		    : !cJSON_AddNullToObject(root, "started"))
+		return -ENOMEM;
+	sources = api_health_sources(snap);
+	if (!sources)
+		return -ENOMEM;
+	cJSON_AddItemToObject(root, "sources", sources);
+	counters = snap ? api_health_counters(snap) : cJSON_CreateObject();
+	if (!counters)
+		return -ENOMEM;
+	cJSON_AddItemToObject(root, "counters", counters);
+	if (snap && snap->frames_lag_ns >= 0
+		    ? !cJSON_AddNumberToObject(root, "frames_lag_ms",
+					       (double)snap->frames_lag_ns /
+						       1e6)
+		    : !cJSON_AddNullToObject(root, "frames_lag_ms"))
+		return -ENOMEM;
+	if (snap && snap->session > 0
+		    ? !cJSON_AddNumberToObject(root, "session",
+					       (double)snap->session)
+		    : !cJSON_AddNullToObject(root, "session"))
+		return -ENOMEM;
+	return 0;
+}
+
+int
+api_health_get(struct api_request *rq)
+{
+	struct status_snapshot snap;
+	struct status *status;
+	cJSON *root = NULL, *state;
+	bool degraded = false;
+	int rc;
+
+	rc = api_request_allow(rq, api_health_params);
+	if (rc < 0)
+		return rc;
+	status = api_request_status(rq);
+	if (status)
+		status_get(status, &snap);
+	rc = -ENOMEM;
+	root = cJSON_CreateObject();
+	/* "status" comes first for a reader's eye; its value is set last. */
+	state = cJSON_AddStringToObject(root, "status", "ok");
+	if (!state || !cJSON_AddStringToObject(root, "version", TAPD_VERSION))
+		goto out;
+	rc = api_health_live(root, status ? &snap : NULL,
+			     api_request_started_ns(rq), &degraded);
+	if (rc < 0)
+		goto out;
+	rc = api_health_database(rq, root);
+	if (rc < 0)
+		goto out;
+	if (rc == 0 && api_request_db_path(rq))
+		degraded = true;
+	if (degraded && !cJSON_SetValuestring(state, "degraded"))
+		goto out;
+	rc = api_request_reply_json(rq, 200, root);
+	root = NULL;
+out:
+	cJSON_Delete(root);
+	return rc;
+}

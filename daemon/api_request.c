@@ -1,0 +1,772 @@
+#include "api_request.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <microhttpd.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dbpool.h"
+#include "log.h"
+#include "parse.h"
+#include "store.h"
+#include "timeparse.h"
+
+/* More query parameters than any endpoint knows is already an error. */
+#define API_REQUEST_MAX_PARAMS	32
+#define API_REQUEST_MAX_HEADERS 4
+/* How long a request waits for a pooled connection before a 503. */
+#define API_REQUEST_POOL_WAIT_MS 2000
+#define API_REQUEST_JSON_TYPE	 "application/json; charset=utf-8"
+/*
+ * A body past the limit is read and dropped so that the 413 can be sent;
+ * a client that keeps sending far beyond it is cut off instead.
+ */
+#define API_REQUEST_MAX_DISCARD (16 * API_REQUEST_MAX_BODY)
+/* The longest parameter name or value quoted back in an error. */
+#define API_REQUEST_QUOTE 64
+
+struct api_request_param {
+	const char *key;
+	const char *value; /* "" for "?key" alone */
+};
+
+struct api_request_header {
+	char *name;
+	char *value;
+};
+
+struct api_request {
+	struct MHD_Connection *conn;
+	const struct api_request_env *env;
+	int refs;
+	char *method;
+	char *path;
+	struct api_request_param params[API_REQUEST_MAX_PARAMS];
+	unsigned nparams;
+	/* Set while reading the query: allow() reports it. */
+	const char *param_error;
+	char *body;
+	size_t body_len;
+	size_t dropped;
+	bool body_too_large;
+	struct store *store;
+	struct api_request_header headers[API_REQUEST_MAX_HEADERS];
+	unsigned nheaders;
+	int replied;
+	unsigned status;
+};
+
+/* A stream response's context: it keeps the request alive. */
+struct api_request_stream {
+	struct api_request *rq;
+	api_stream_read read;
+	void (*done)(void *ctx);
+	void *ctx;
+};
+
+static enum MHD_Result
+api_request_collect(void *cls, enum MHD_ValueKind kind, const char *key,
+		    size_t key_size, const char *value, size_t value_size)
+{
+	struct api_request *rq = cls;
+
+	(void)kind;
+	/*
+	 * A NUL inside a name or value would make the C string say less
+	 * than the client sent: such a parameter is refused, not cut.
+	 */
+	if (strlen(key) != key_size || (value && strlen(value) != value_size)) {
+		rq->param_error = "a parameter contains a NUL byte";
+		return MHD_NO;
+	}
+	/* "?&" and "a=1&&b=2" hold empty pairs: nothing was asked there. */
+	if (key_size == 0 && (!value || value_size == 0))
+		return MHD_YES;
+	if (rq->nparams == API_REQUEST_MAX_PARAMS) {
+		rq->param_error = "too many parameters";
+		return MHD_NO;
+	}
+	rq->params[rq->nparams].key = key;
+	rq->params[rq->nparams].value = value ? value : "";
+	rq->nparams++;
+	return MHD_YES;
+}
+
+int
+api_request__new(struct MHD_Connection *conn, const struct api_request_env *env,
+		 const char *method, const char *path, struct api_request **out)
+{
+	struct api_request *rq;
+
+	rq = calloc(1, sizeof(*rq));
+	if (!rq)
+		return -ENOMEM;
+	rq->conn = conn;
+	rq->env = env;
+	rq->refs = 1;
+	rq->method = strdup(method);
+	rq->path = strdup(path);
+	rq->body = calloc(1, 1);
+	if (!rq->method || !rq->path || !rq->body) {
+		api_request__unref(rq);
+		return -ENOMEM;
+	}
+	if (conn)
+		MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND,
+					    api_request_collect, rq);
+	*out = rq;
+	return 0;
+}
+
+void
+api_request__unref(struct api_request *rq)
+{
+	unsigned i;
+
+	if (!rq || __atomic_sub_fetch(&rq->refs, 1, __ATOMIC_ACQ_REL) > 0)
+		return;
+	if (rq->store)
+		dbpool_put(rq->env->pool, rq->store);
+	for (i = 0; i < rq->nheaders; i++) {
+		free(rq->headers[i].name);
+		free(rq->headers[i].value);
+	}
+	free(rq->method);
+	free(rq->path);
+	free(rq->body);
+	free(rq);
+}
+
+int
+api_request__append(struct api_request *rq, const char *data, size_t len)
+{
+	char *body;
+
+	if (rq->body_too_large || len > API_REQUEST_MAX_BODY - rq->body_len) {
+		rq->body_too_large = true;
+		if (len > API_REQUEST_MAX_DISCARD - rq->dropped)
+			return -EMSGSIZE;
+		rq->dropped += len;
+		return -E2BIG;
+	}
+	body = realloc(rq->body, rq->body_len + len + 1);
+	if (!body)
+		return -ENOMEM;
+	memcpy(body + rq->body_len, data, len);
+	rq->body_len += len;
+	body[rq->body_len] = '\0';
+	rq->body = body;
+	return 0;
+}
+
+int
+api_request__add_header(struct api_request *rq, const char *name,
+			const char *value)
+{
+	struct api_request_header *h;
+
+	if (rq->nheaders == API_REQUEST_MAX_HEADERS)
+		return -ENOSPC;
+	h = &rq->headers[rq->nheaders];
+	h->name = strdup(name);
+	h->value = strdup(value);
+	if (!h->name || !h->value) {
+		free(h->name);
+		free(h->value);
+		return -ENOMEM;
+	}
+	rq->nheaders++;
+	return 0;
+}
+
+int
+api_request__replied(const struct api_request *rq)
+{
+	return rq->replied;
+}
+
+unsigned
+api_request__status(const struct api_request *rq)
+{
+	return rq->status;
+}
+
+int
+api_request__add_param(struct api_request *rq, const char *key,
+		       const char *value)
+{
+	if (rq->nparams == API_REQUEST_MAX_PARAMS)
+		return -ENOSPC;
+	rq->params[rq->nparams].key = key;
+	rq->params[rq->nparams].value = value ? value : "";
+	rq->nparams++;
+	return 0;
+}
+
+const char *
+api_request_method(const struct api_request *rq)
+{
+	return rq->method;
+}
+
+const char *
+api_request_path(const struct api_request *rq)
+{
+	return rq->path;
+}
+
+/* Whether s is one of the NULL-terminated names. */
+static bool
+api_request_listed(const char *const *names, const char *s)
+{
+	size_t i;
+
+	for (i = 0; names && names[i]; i++)
+		if (strcmp(names[i], s) == 0)
+			return true;
+	return false;
+}
+
+int
+api_request_allow(struct api_request *rq, const char *const *names)
+{
+	unsigned i, j;
+
+	if (rq->param_error) {
+		api_request_reply_error(rq, 400, "bad_request", "%s",
+					rq->param_error);
+		return -EINVAL;
+	}
+	for (i = 0; i < rq->nparams; i++) {
+		if (!api_request_listed(names, rq->params[i].key)) {
+			api_request_reply_error(
+				rq, 400, "bad_request",
+				"unknown parameter '%.*s' for %s",
+				API_REQUEST_QUOTE, rq->params[i].key, rq->path);
+			return -EINVAL;
+		}
+		for (j = 0; j < i; j++) {
+			if (strcmp(rq->params[j].key, rq->params[i].key) == 0) {
+				api_request_reply_error(
+					rq, 400, "bad_request",
+					"parameter '%.*s' given more than once",
+					API_REQUEST_QUOTE, rq->params[i].key);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+const char *
+api_request_param(const struct api_request *rq, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < rq->nparams; i++)
+		if (strcmp(rq->params[i].key, name) == 0)
+			return rq->params[i].value;
+	return NULL;
+}
+
+/* Queues the 400 of a bad parameter value and returns -EINVAL. */
+static int
+api_request_bad_param(struct api_request *rq, const char *name,
+		      const char *value, const char *why)
+{
+	api_request_reply_error(rq, 400, "bad_request",
+				"bad parameter '%s' ('%.*s'): %s", name,
+				API_REQUEST_QUOTE, value, why);
+	return -EINVAL;
+}
+
+static bool
+api_request_word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == ':' ||
+	       c == '-';
+}
+
+int
+api_request_param_word(struct api_request *rq, const char *name, size_t max,
+		       const char **out)
+{
+	const char *v;
+	char why[96];
+	size_t i;
+
+	v = api_request_param(rq, name);
+	if (!v)
+		return 0;
+	if (!*v)
+		return api_request_bad_param(rq, name, v, "must not be empty");
+	for (i = 0; v[i]; i++) {
+		if (i == max) {
+			snprintf(why, sizeof(why), "longer than %zu bytes",
+				 max);
+			return api_request_bad_param(rq, name, v, why);
+		}
+		if (!api_request_word_char(v[i]))
+			return api_request_bad_param(
+				rq, name, v,
+				"only letters, digits and . _ : - are allowed");
+	}
+	*out = v;
+	return 1;
+}
+
+int
+api_request_param_int(struct api_request *rq, const char *name, int64_t lo,
+		      int64_t hi, int64_t *out)
+{
+	const char *v;
+	char why[96];
+	int64_t x;
+	int rc;
+
+	v = api_request_param(rq, name);
+	if (!v)
+		return 0;
+	rc = parse_int64(v, lo, hi, &x);
+	if (rc == -ERANGE) {
+		snprintf(why, sizeof(why),
+			 "must be between %" PRId64 " and %" PRId64, lo, hi);
+		return api_request_bad_param(rq, name, v, why);
+	}
+	if (rc < 0)
+		return api_request_bad_param(rq, name, v,
+					     "must be a decimal integer");
+	*out = x;
+	return 1;
+}
+
+int
+api_request_param_time(struct api_request *rq, const char *name, int64_t *out)
+{
+	const char *v;
+	int64_t t;
+	int rc;
+
+	v = api_request_param(rq, name);
+	if (!v)
+		return 0;
+	rc = timeparse_parse_now(v, &t);
+	if (rc == -ERANGE)
+		return api_request_bad_param(
+			rq, name, v,
+			"out of range (a date of the calendar between 1970 and "
+			"2262, or a duration of at most 100 years)");
+	if (rc < 0)
+		return api_request_bad_param(
+			rq, name, v,
+			"expected RFC 3339 (2026-12-01T05:37:54Z), Unix "
+			"seconds, or a duration back from now (90s, 15m, "
+			"2h, 7d, 1w, 1h30m)");
+	*out = t;
+	return 1;
+}
+
+int
+api_request_param_enum(struct api_request *rq, const char *name,
+		       const char *const *choices, int *out)
+{
+	char why[256];
+	const char *v;
+	size_t i, used;
+	int n;
+
+	v = api_request_param(rq, name);
+	if (!v)
+		return 0;
+	for (i = 0; choices[i]; i++) {
+		if (strcmp(choices[i], v) == 0) {
+			*out = (int)i;
+			return 1;
+		}
+	}
+	used = 0;
+	n = snprintf(why, sizeof(why), "must be one of");
+	for (i = 0; choices[i] && n >= 0 && (size_t)n < sizeof(why) - used;
+	     i++) {
+		used += (size_t)n;
+		n = snprintf(why + used, sizeof(why) - used, "%s %s",
+			     i ? "," : "", choices[i]);
+	}
+	/* A cut list still says what is wrong; no need to fail on it. */
+	return api_request_bad_param(rq, name, v, why);
+}
+
+int
+api_request_param_list(struct api_request *rq, const char *name, double lo,
+		       double hi, double *out, size_t max, size_t *n)
+{
+	char item[64], why[128];
+	const char *v, *p, *comma;
+	size_t len, count = 0;
+	double x;
+	int rc;
+
+	v = api_request_param(rq, name);
+	if (!v)
+		return 0;
+	p = v;
+	for (;;) {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len == 0)
+			return api_request_bad_param(rq, name, v,
+						     "an empty list item");
+		if (len >= sizeof(item))
+			return api_request_bad_param(rq, name, v,
+						     "a list item too long");
+		if (count == max) {
+			snprintf(why, sizeof(why), "more than %zu items", max);
+			return api_request_bad_param(rq, name, v, why);
+		}
+		memcpy(item, p, len);
+		item[len] = '\0';
+		rc = parse_double(item, lo, hi, &x);
+		if (rc == 0 && !(x > lo))
+			rc = -ERANGE;
+		if (rc == -ERANGE) {
+			snprintf(why, sizeof(why),
+				 "every item must be in (%g, %g]", lo, hi);
+			return api_request_bad_param(rq, name, v, why);
+		}
+		if (rc < 0)
+			return api_request_bad_param(
+				rq, name, v,
+				"must be a comma-separated list of numbers");
+		out[count++] = x;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	*n = count;
+	return 1;
+}
+
+int
+api_request_check_range(struct api_request *rq, int64_t since, int64_t until)
+{
+	if (since <= until)
+		return 0;
+	api_request_reply_error(
+		rq, 400, "bad_request", "'since' (%s) is after 'until' (%s)",
+		api_request_param(rq, "since") ? api_request_param(rq, "since")
+					       : "?",
+		api_request_param(rq, "until") ? api_request_param(rq, "until")
+					       : "?");
+	return -EINVAL;
+}
+
+const char *
+api_request_body(const struct api_request *rq, size_t *len)
+{
+	if (len)
+		*len = rq->body_len;
+	return rq->body;
+}
+
+int
+api_request_db(struct api_request *rq, sqlite3 **db)
+{
+	int rc;
+
+	if (rq->store) {
+		*db = store_db(rq->store);
+		return 0;
+	}
+	if (!rq->env->pool) {
+		api_request_reply_error(rq, 503, "unavailable",
+					"this server has no database");
+		return -ENOENT;
+	}
+	rc = dbpool_get(rq->env->pool, API_REQUEST_POOL_WAIT_MS, &rq->store);
+	if (rc < 0) {
+		log_warnx("cannot serve '%s': every database connection is "
+			  "busy",
+			  rq->path);
+		api_request_reply_error(rq, 503, "unavailable",
+					"the database is busy: try again");
+		return rc;
+	}
+	*db = store_db(rq->store);
+	return 0;
+}
+
+struct status *
+api_request_status(const struct api_request *rq)
+{
+	return rq->env->status;
+}
+
+struct events *
+api_request_events(const struct api_request *rq)
+{
+	return rq->env->events;
+}
+
+struct control *
+api_request_control(const struct api_request *rq)
+{
+	return rq->env->control;
+}
+
+struct metrics *
+api_request_metrics(const struct api_request *rq)
+{
+	return rq->env->metrics;
+}
+
+const char *
+api_request_header(const struct api_request *rq, const char *name)
+{
+	if (!rq->conn)
+		return NULL;
+	return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
+}
+
+const char *
+api_request_db_path(const struct api_request *rq)
+{
+	return rq->env->pool ? dbpool_path(rq->env->pool) : NULL;
+}
+
+int64_t
+api_request_started_ns(const struct api_request *rq)
+{
+	return rq->env->started_ns;
+}
+
+int
+api_request_stopping(const struct api_request *rq)
+{
+	return rq->env->stopping &&
+	       __atomic_load_n(rq->env->stopping, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Adds the headers every reply carries and the ones api.c asked for, and
+ * queues the response.  Takes the response (destroyed here).
+ */
+static int
+api_request_queue(struct api_request *rq, unsigned status,
+		  const char *content_type, struct MHD_Response *resp)
+{
+	unsigned i;
+	int rc = -ENOMEM;
+
+	rq->status = status;
+	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				    content_type) != MHD_YES ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+				    "no-store") != MHD_YES)
+		goto out;
+	for (i = 0; i < rq->nheaders; i++)
+		if (MHD_add_response_header(resp, rq->headers[i].name,
+					    rq->headers[i].value) != MHD_YES)
+			goto out;
+	if (!rq->conn ||
+	    MHD_queue_response(rq->conn, status, resp) != MHD_YES) {
+		log_warnx("cannot queue the %u reply to '%s %s'", status,
+			  rq->method, rq->path);
+		rc = -EIO;
+		goto out;
+	}
+	rq->replied = 1;
+	rc = 0;
+out:
+	if (rc < 0)
+		rq->replied = -1;
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+int
+api_request_reply_buffer(struct api_request *rq, unsigned status,
+			 const char *content_type, char *buf, size_t len)
+{
+	struct MHD_Response *resp;
+
+	if (rq->replied) {
+		log_warnx("BUG: a second reply to '%s %s'", rq->method,
+			  rq->path);
+		free(buf);
+		return -EALREADY;
+	}
+	resp = MHD_create_response_from_buffer_with_free_callback(len, buf,
+								  free);
+	if (!resp) {
+		free(buf);
+		rq->replied = -1;
+		return -ENOMEM;
+	}
+	return api_request_queue(rq, status, content_type, resp);
+}
+
+int
+api_request_reply_json(struct api_request *rq, unsigned status, cJSON *body)
+{
+	char *text, *grown;
+	size_t len;
+
+	if (!body)
+		return -EINVAL;
+	text = cJSON_PrintUnformatted(body);
+	cJSON_Delete(body);
+	if (!text)
+		return -ENOMEM;
+	/*
+	 * cJSON allocates with malloc unless its hooks were changed, which
+	 * this program never does; a newline ends the text for shells.
+	 */
+	len = strlen(text);
+	grown = realloc(text, len + 2);
+	if (!grown) {
+		free(text);
+		return -ENOMEM;
+	}
+	text = grown;
+	text[len++] = '\n';
+	text[len] = '\0';
+	return api_request_reply_buffer(rq, status, API_REQUEST_JSON_TYPE, text,
+					len);
+}
+
+/*
+ * Replaces what is not UTF-8 in s by '?', in place: messages quote what
+ * the client sent (a path, a parameter), and a JSON text must be UTF-8.
+ * A sequence cut by a length limit is replaced the same way.
+ */
+static void
+api_request_make_utf8(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	unsigned n, i;
+	uint32_t cp;
+
+	while (*p) {
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		if ((*p & 0xe0) == 0xc0)
+			n = 1;
+		else if ((*p & 0xf0) == 0xe0)
+			n = 2;
+		else if ((*p & 0xf8) == 0xf0)
+			n = 3;
+		else
+			n = 0;
+		cp = *p & (0x3f >> n);
+		for (i = 1; n && i <= n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				break;
+			cp = cp << 6 | (p[i] & 0x3f);
+		}
+		if (n == 0 || i <= n || (n == 1 && cp < 0x80) ||
+		    (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+			*p++ = '?';
+			continue;
+		}
+		p += n + 1;
+	}
+}
+
+int
+api_request_reply_error(struct api_request *rq, unsigned status,
+			const char *code, const char *fmt, ...)
+{
+	cJSON *root = NULL, *err;
+	char msg[512];
+	va_list ap;
+
+	if (rq->replied)
+		return -EALREADY;
+	va_start(ap, fmt);
+	/* A cut message is still a message; the status says the rest. */
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	api_request_make_utf8(msg);
+	root = cJSON_CreateObject();
+	err = cJSON_AddObjectToObject(root, "error");
+	if (!err || !cJSON_AddStringToObject(err, "code", code) ||
+	    !cJSON_AddStringToObject(err, "message", msg)) {
+		cJSON_Delete(root);
+		return -ENOMEM;
+	}
+	return api_request_reply_json(rq, status, root);
+}
+
+static ssize_t
+api_request_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct api_request_stream *s = cls;
+	ssize_t n;
+
+	n = s->read(s->ctx, pos, buf, max);
+	if (n == API_STREAM_END)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	if (n < 0 || (size_t)n > max)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	return n;
+}
+
+static void
+api_request_stream_free(void *cls)
+{
+	struct api_request_stream *s = cls;
+
+	if (s->done)
+		s->done(s->ctx);
+	if (s->rq->env->streams)
+		__atomic_sub_fetch(s->rq->env->streams, 1, __ATOMIC_ACQ_REL);
+	api_request__unref(s->rq);
+	free(s);
+}
+
+int
+api_request_reply_stream(struct api_request *rq, const char *content_type,
+			 api_stream_read read, void (*done)(void *ctx),
+			 void *ctx)
+{
+	struct api_request_stream *s;
+	struct MHD_Response *resp;
+
+	if (rq->replied) {
+		log_warnx("BUG: a second reply to '%s %s'", rq->method,
+			  rq->path);
+		return -EALREADY;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->rq = rq;
+	s->read = read;
+	s->done = done;
+	s->ctx = ctx;
+	/*
+	 * The response may outlive the request's completion callback, and
+	 * the reader uses rq (and its database connection) until done.
+	 */
+	__atomic_add_fetch(&rq->refs, 1, __ATOMIC_ACQ_REL);
+	if (rq->env->streams)
+		__atomic_add_fetch(rq->env->streams, 1, __ATOMIC_ACQ_REL);
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024,
+						 api_request_stream_read, s,
+						 api_request_stream_free);
+	if (!resp) {
+		/* done runs on failure too: ctx always ends the same way. */
+		api_request_stream_free(s);
+		rq->replied = -1;
+		return -ENOMEM;
+	}
+	return api_request_queue(rq, 200, content_type, resp);
+}

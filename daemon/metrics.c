@@ -1,0 +1,844 @@
+/*
+ * Prometheus metrics.  The tap metrics live here, per app, under one
+ * mutex; the pipeline counters are read from the status snapshot at
+ * scrape time, so that this module holds no copy that could drift from
+ * /v1/health.
+ *
+ * App names come from the device (the foreground source) and, when
+ * serving, from a database that may have been copied off anything, so they
+ * are hostile: a label value is the name cut to METRICS_APP_MAX bytes with
+ * every byte that is not part of valid UTF-8 replaced by '?', and at most
+ * METRICS_APP_CAP distinct apps get a label of their own.  Later ones are
+ * counted under app="other" (and in tapd_app_label_overflow_total): an
+ * unbounded label set would let a misbehaving device exhaust the memory of
+ * the daemon and of every Prometheus that scrapes it.  Taps of no known app
+ * are counted under app="unknown".  Android package names always hold a
+ * dot, so neither word can be a real package.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "metrics.h"
+#include "status.h"
+#include "store.h"
+
+#ifndef TAPD_VERSION
+#define TAPD_VERSION "unknown"
+#endif
+
+#define METRICS_APP_CAP 500
+#define METRICS_APP_MAX 255
+
+#define METRICS_APP_UNKNOWN "unknown"
+#define METRICS_APP_OTHER   "other"
+
+/*
+ * Upper bounds of the latency buckets, in ns (the exposition shows them in
+ * seconds).  They follow frame intervals at the low end (8 ms is one frame
+ * at 120 Hz, 16 ms at 60 Hz, 33 ms two frames at 60 Hz), where tap response
+ * times cluster, and then widen towards the 5 s response window of the
+ * correlator, so a histogram_quantile() is precise where it matters.
+ * Comparing integers keeps the bucket of a value exact.
+ */
+static const int64_t metrics_bounds_ns[] = {
+	8000000,   16000000,  25000000,	  33000000,   50000000,
+	75000000,  100000000, 150000000,  200000000,  300000000,
+	500000000, 750000000, 1000000000, 2000000000, 5000000000,
+};
+#define METRICS_NBOUNDS                                                        \
+	(sizeof(metrics_bounds_ns) / sizeof(metrics_bounds_ns[0]))
+
+/* The same bounds as the le label values. */
+static const char *const metrics_bounds_le[] = {
+	"0.008", "0.016", "0.025", "0.033", "0.05", "0.075", "0.1", "0.15",
+	"0.2",	 "0.3",	  "0.5",   "0.75",  "1",    "2",     "5",
+};
+
+static const char *const metrics_kinds[] = {
+	"tap",
+	"long_press",
+	"swipe",
+	"multi",
+};
+#define METRICS_NKINDS 4
+/* The kinds that get response times: the first two. */
+#define METRICS_NMEASURED 2
+
+static const char *const metrics_statuses[] = {
+	"ok", "no_response", "truncated", "frames_unavailable", "not_measured",
+};
+#define METRICS_NSTATUSES 5
+
+struct metrics_hist {
+	/* Per bucket, not cumulative; the last one is +Inf. */
+	uint64_t counts[METRICS_NBOUNDS + 1];
+	uint64_t count;
+	int64_t sum_ns;
+};
+
+struct metrics_app {
+	char *name; /* the label value, sanitized */
+	uint64_t taps[METRICS_NSTATUSES];
+	struct metrics_hist first;
+	struct metrics_hist settle;
+};
+
+struct metrics {
+	pthread_mutex_t lock;
+	/* Sorted by name, so that lookups are a binary search. */
+	struct metrics_app **apps;
+	size_t napps, capacity;
+	size_t nlabeled; /* apps other than "unknown" and "other" */
+	uint64_t gestures[METRICS_NKINDS];
+	uint64_t overflow;
+	int64_t created_wall_ns;
+};
+
+/*
+ * A growing text buffer; the first failed append makes every later one fail
+ * too, so the renderer checks once at the end.
+ */
+struct metrics_buf {
+	char *text;
+	size_t len, size;
+	int failed;
+};
+
+static int
+metrics_index(const char *const *names, size_t n, const char *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (strcmp(names[i], s) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int64_t
+metrics_add_sat(int64_t a, int64_t b)
+{
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < INT64_MIN - b)
+		return INT64_MIN;
+	return a + b;
+}
+
+/*
+ * The length of the valid UTF-8 sequence at s (1 to 4), or 0 when the
+ * bytes there are not one: overlong forms, surrogates and code points past
+ * U+10FFFF are refused, as Prometheus refuses them.
+ */
+static size_t
+metrics_utf8_len(const unsigned char *s, size_t avail)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1fu;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0fu;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07u;
+	} else {
+		return 0;
+	}
+	if (n > avail)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0u) != 0x80u)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3fu);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+/*
+ * Writes the label value of an app name into out (METRICS_APP_MAX + 1
+ * bytes): the name cut at a character boundary, invalid bytes as '?'.
+ */
+static void
+metrics_sanitize(const char *name, char *out)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t avail = strlen(name), o = 0, n;
+
+	while (avail > 0) {
+		n = metrics_utf8_len(s, avail);
+		if (n == 0) {
+			if (o + 1 > METRICS_APP_MAX)
+				break;
+			out[o++] = '?';
+			s++;
+			avail--;
+			continue;
+		}
+		if (o + n > METRICS_APP_MAX)
+			break;
+		memcpy(out + o, s, n);
+		o += n;
+		s += n;
+		avail -= n;
+	}
+	out[o] = '\0';
+}
+
+/*
+ * The position of name in m->apps, or with *found 0 the position where it
+ * would go.
+ */
+static size_t
+metrics_search(const struct metrics *m, const char *name, int *found)
+{
+	size_t lo = 0, hi = m->napps, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = strcmp(m->apps[mid]->name, name);
+		if (c == 0) {
+			*found = 1;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = 0;
+	return lo;
+}
+
+static int
+metrics_insert(struct metrics *m, size_t pos, const char *name,
+	       struct metrics_app **out)
+{
+	struct metrics_app **apps, *a;
+	size_t cap;
+
+	if (m->napps == m->capacity) {
+		cap = m->capacity ? m->capacity * 2 : 16;
+		apps = realloc(m->apps, cap * sizeof(*apps));
+		if (apps == NULL)
+			return -ENOMEM;
+		m->apps = apps;
+		m->capacity = cap;
+	}
+	if ((a = calloc(1, sizeof(*a))) == NULL)
+		return -ENOMEM;
+	if ((a->name = strdup(name)) == NULL) {
+		free(a);
+		return -ENOMEM;
+	}
+	memmove(m->apps + pos + 1, m->apps + pos,
+		(m->napps - pos) * sizeof(*m->apps));
+	m->apps[pos] = a;
+	m->napps++;
+	*out = a;
+	return 0;
+}
+
+/*
+ * The entry of an app (NULL for unknown), created if needed; past the cap,
+ * the "other" entry, with *folded set.  Called with the lock held.
+ */
+static int
+metrics_app_get(struct metrics *m, const char *app, struct metrics_app **out,
+		int *folded)
+{
+	char label[METRICS_APP_MAX + 1];
+	size_t pos;
+	int found, reserved, rc;
+
+	*folded = 0;
+	if (app == NULL)
+		metrics_sanitize(METRICS_APP_UNKNOWN, label);
+	else
+		metrics_sanitize(app, label);
+	pos = metrics_search(m, label, &found);
+	if (found) {
+		*out = m->apps[pos];
+		return 0;
+	}
+	reserved = strcmp(label, METRICS_APP_UNKNOWN) == 0 ||
+		   strcmp(label, METRICS_APP_OTHER) == 0;
+	if (!reserved && m->nlabeled >= METRICS_APP_CAP) {
+		*folded = 1;
+		pos = metrics_search(m, METRICS_APP_OTHER, &found);
+		if (found) {
+			*out = m->apps[pos];
+			return 0;
+		}
+		return metrics_insert(m, pos, METRICS_APP_OTHER, out);
+	}
+	if ((rc = metrics_insert(m, pos, label, out)) < 0)
+		return rc;
+	if (!reserved)
+		m->nlabeled++;
+	return 0;
+}
+
+static void
+metrics_hist_add(struct metrics_hist *h, int64_t v_ns)
+{
+	size_t i;
+
+	for (i = 0; i < METRICS_NBOUNDS; i++)
+		if (v_ns <= metrics_bounds_ns[i])
+			break;
+	h->counts[i]++;
+	h->count++;
+	h->sum_ns = metrics_add_sat(h->sum_ns, v_ns);
+}
+
+static int64_t
+metrics_wall_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int
+metrics_new(struct metrics **out)
+{
+	struct metrics *m;
+
+	if ((m = calloc(1, sizeof(*m))) == NULL)
+		return -ENOMEM;
+	if (pthread_mutex_init(&m->lock, NULL) != 0) {
+		free(m);
+		return -ENOMEM;
+	}
+	m->created_wall_ns = metrics_wall_ns();
+	*out = m;
+	return 0;
+}
+
+void
+metrics_free(struct metrics *m)
+{
+	size_t i;
+
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->napps; i++) {
+		free(m->apps[i]->name);
+		free(m->apps[i]);
+	}
+	free(m->apps);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
+
+/*
+ * Counts one gesture; kind and status are indexes, latencies -1 when not
+ * measured.  The one place both the live and the loading path count, so
+ * that they cannot disagree.  Called with the lock held.
+ */
+static int
+metrics_count(struct metrics *m, const char *app, int kind, int status,
+	      int64_t first_ns, int64_t settle_ns)
+{
+	struct metrics_app *a;
+	int folded, rc;
+
+	m->gestures[kind]++;
+	if (kind >= METRICS_NMEASURED)
+		return 0;
+	if ((rc = metrics_app_get(m, app, &a, &folded)) < 0)
+		return rc;
+	if (folded)
+		m->overflow++;
+	a->taps[status]++;
+	if (status != 0)
+		return 0;
+	if (first_ns >= 0)
+		metrics_hist_add(&a->first, first_ns);
+	if (settle_ns >= 0)
+		metrics_hist_add(&a->settle, settle_ns);
+	return 0;
+}
+
+int
+metrics_observe_tap(struct metrics *m, const struct store_tap *tap)
+{
+	int kind, status, rc;
+
+	if (m == NULL)
+		return 0;
+	kind = metrics_index(metrics_kinds, METRICS_NKINDS, tap->kind);
+	status =
+		metrics_index(metrics_statuses, METRICS_NSTATUSES, tap->status);
+	if (kind < 0 || status < 0)
+		return -EINVAL;
+	pthread_mutex_lock(&m->lock);
+	rc = metrics_count(m, tap->app, kind, status, tap->first_frame_ns,
+			   tap->settle_ns);
+	pthread_mutex_unlock(&m->lock);
+	return rc;
+}
+
+static int
+metrics_sqlite_errno(int rc)
+{
+	switch (rc) {
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	default:
+		return -EIO;
+	}
+}
+
+static int
+metrics_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
+{
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, sql, -1, st, NULL);
+	if (rc != SQLITE_OK) {
+		log_warnx("cannot prepare the metrics query: %s",
+			  sqlite3_errmsg(db));
+		return metrics_sqlite_errno(rc);
+	}
+	return 0;
+}
+
+static int
+metrics_step_done(sqlite3 *db, int rc)
+{
+	if (rc == SQLITE_DONE)
+		return 0;
+	log_warnx("cannot read the taps for the metrics: %s",
+		  sqlite3_errmsg(db));
+	return metrics_sqlite_errno(rc);
+}
+
+/*
+ * When the database holds more apps than the cap, gives labels to the
+ * busiest first, so that "other" gathers the ones with the fewest taps.
+ * Counting the distinct names walks an index; the ranking, which needs
+ * the kind of every row, only runs past the cap.
+ */
+static int
+metrics_load_apps(struct metrics *m, sqlite3 *db)
+{
+	static const char count_sql[] =
+		"SELECT count(*) FROM (SELECT DISTINCT app FROM taps)";
+	static const char rank_sql[] =
+		"SELECT app FROM taps WHERE app IS NOT NULL "
+		"AND kind IN ('tap', 'long_press') "
+		"GROUP BY app ORDER BY count(*) DESC, app LIMIT ?1";
+	sqlite3_stmt *st = NULL;
+	struct metrics_app *a;
+	int rc, folded;
+
+	if ((rc = metrics_prepare(db, count_sql, &st)) < 0)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		rc = metrics_step_done(db, rc);
+		goto out;
+	}
+	rc = 0;
+	if (sqlite3_column_int64(st, 0) <= METRICS_APP_CAP)
+		goto out;
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((rc = metrics_prepare(db, rank_sql, &st)) < 0)
+		return rc;
+	sqlite3_bind_int(st, 1, METRICS_APP_CAP);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		/* Names that sanitize alike share a label. */
+		rc = metrics_app_get(m,
+				     (const char *)sqlite3_column_text(st, 0),
+				     &a, &folded);
+		if (rc < 0)
+			goto out;
+	}
+	rc = metrics_step_done(db, rc);
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* A latency column: -1 for NULL (not measured), as in store_tap. */
+static int64_t
+metrics_column_ns(sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return -1;
+	return sqlite3_column_int64(st, col);
+}
+
+/*
+ * Every row through metrics_count(), in rowid order: one pass over the
+ * table and no sort, where GROUP BY queries would sort a million rows
+ * (seconds, against a fraction of one for this).
+ */
+static int
+metrics_load_rows(struct metrics *m, sqlite3 *db)
+{
+	static const char sql[] =
+		"SELECT app, kind, status, first_frame_ns, settle_ns FROM taps";
+	sqlite3_stmt *st = NULL;
+	int rc, kind, status;
+
+	if ((rc = metrics_prepare(db, sql, &st)) < 0)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		kind = metrics_index(metrics_kinds, METRICS_NKINDS,
+				     (const char *)sqlite3_column_text(st, 1));
+		status =
+			metrics_index(metrics_statuses, METRICS_NSTATUSES,
+				      (const char *)sqlite3_column_text(st, 2));
+		/* The schema's CHECKs keep other words out of a tapd file. */
+		if (kind < 0 || status < 0)
+			continue;
+		rc = metrics_count(m, (const char *)sqlite3_column_text(st, 0),
+				   kind, status, metrics_column_ns(st, 3),
+				   metrics_column_ns(st, 4));
+		if (rc < 0)
+			goto out;
+	}
+	rc = metrics_step_done(db, rc);
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+metrics_load(struct metrics *m, sqlite3 *db)
+{
+	int rc;
+
+	pthread_mutex_lock(&m->lock);
+	/*
+	 * One read transaction, so both queries see the same rows even while a
+	 * writer commits.
+	 */
+	rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		log_warnx("cannot begin reading the taps for the metrics: %s",
+			  sqlite3_errmsg(db));
+		rc = metrics_sqlite_errno(rc);
+		goto out;
+	}
+	if ((rc = metrics_load_apps(m, db)) < 0 ||
+	    (rc = metrics_load_rows(m, db)) < 0) {
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		goto out;
+	}
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+out:
+	pthread_mutex_unlock(&m->lock);
+	return rc;
+}
+
+static void
+metrics_putn(struct metrics_buf *b, const char *s, size_t n)
+{
+	size_t size;
+	char *text;
+
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->size) {
+		size = b->size ? b->size : 4096;
+		while (size < b->len + n + 1)
+			size *= 2;
+		if ((text = realloc(b->text, size)) == NULL) {
+			b->failed = 1;
+			return;
+		}
+		b->text = text;
+		b->size = size;
+	}
+	memcpy(b->text + b->len, s, n);
+	b->len += n;
+	b->text[b->len] = '\0';
+}
+
+static void
+metrics_puts(struct metrics_buf *b, const char *s)
+{
+	metrics_putn(b, s, strlen(s));
+}
+
+static void metrics_printf(struct metrics_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+metrics_printf(struct metrics_buf *b, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* Every format here is short; a cut line would be a corrupt one. */
+	if (n < 0 || (size_t)n >= sizeof(line)) {
+		b->failed = 1;
+		return;
+	}
+	metrics_putn(b, line, (size_t)n);
+}
+
+/* A label value between its quotes: \, " and newline escaped. */
+static void
+metrics_put_label(struct metrics_buf *b, const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++) {
+		switch (*p) {
+		case '\\':
+			metrics_puts(b, "\\\\");
+			break;
+		case '"':
+			metrics_puts(b, "\\\"");
+			break;
+		case '\n':
+			metrics_puts(b, "\\n");
+			break;
+		default:
+			metrics_putn(b, p, 1);
+		}
+	}
+}
+
+static void
+metrics_family(struct metrics_buf *b, const char *name, const char *type,
+	       const char *help)
+{
+	metrics_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name,
+		       type);
+}
+
+/* ns as decimal seconds, exactly. */
+static void
+metrics_put_seconds(struct metrics_buf *b, int64_t ns)
+{
+	uint64_t u;
+
+	if (ns < 0) {
+		metrics_puts(b, "-");
+		u = (uint64_t) - (ns + 1) + 1;
+	} else {
+		u = (uint64_t)ns;
+	}
+	metrics_printf(b, "%" PRIu64 ".%09" PRIu64, u / 1000000000,
+		       u % 1000000000);
+}
+
+static void
+metrics_render_hist(struct metrics_buf *b, const struct metrics *m,
+		    const char *name, int settle)
+{
+	const struct metrics_hist *h;
+	uint64_t cum;
+	size_t i, j;
+
+	for (i = 0; i < m->napps; i++) {
+		h = settle ? &m->apps[i]->settle : &m->apps[i]->first;
+		cum = 0;
+		for (j = 0; j <= METRICS_NBOUNDS; j++) {
+			cum += h->counts[j];
+			metrics_printf(b, "%s_bucket{app=\"", name);
+			metrics_put_label(b, m->apps[i]->name);
+			metrics_printf(b, "\",le=\"%s\"} %" PRIu64 "\n",
+				       j < METRICS_NBOUNDS
+					       ? metrics_bounds_le[j]
+					       : "+Inf",
+				       cum);
+		}
+		metrics_printf(b, "%s_sum{app=\"", name);
+		metrics_put_label(b, m->apps[i]->name);
+		metrics_puts(b, "\"} ");
+		metrics_put_seconds(b, h->sum_ns);
+		metrics_printf(b, "\n%s_count{app=\"", name);
+		metrics_put_label(b, m->apps[i]->name);
+		metrics_printf(b, "\"} %" PRIu64 "\n", h->count);
+	}
+}
+
+/* The tap metrics; called with the lock held. */
+static void
+metrics_render_taps(struct metrics_buf *b, const struct metrics *m)
+{
+	size_t i, j;
+
+	metrics_family(b, "tapd_tap_first_frame_seconds", "histogram",
+		       "Time from finger up to the first response frame on "
+		       "screen, of taps and long presses with status ok.");
+	metrics_render_hist(b, m, "tapd_tap_first_frame_seconds", 0);
+	metrics_family(b, "tapd_tap_settle_seconds", "histogram",
+		       "Time from finger up to the last frame of the response "
+		       "burst, of taps and long presses with status ok.");
+	metrics_render_hist(b, m, "tapd_tap_settle_seconds", 1);
+
+	metrics_family(b, "tapd_taps_total", "counter",
+		       "Taps and long presses stored, by app and status.");
+	for (i = 0; i < m->napps; i++) {
+		for (j = 0; j < METRICS_NSTATUSES; j++) {
+			metrics_puts(b, "tapd_taps_total{app=\"");
+			metrics_put_label(b, m->apps[i]->name);
+			metrics_printf(b, "\",status=\"%s\"} %" PRIu64 "\n",
+				       metrics_statuses[j],
+				       m->apps[i]->taps[j]);
+		}
+	}
+
+	metrics_family(b, "tapd_gestures_total", "counter",
+		       "Gestures stored, by kind.");
+	for (j = 0; j < METRICS_NKINDS; j++)
+		metrics_printf(b,
+			       "tapd_gestures_total{kind=\"%s\"} %" PRIu64 "\n",
+			       metrics_kinds[j], m->gestures[j]);
+
+	metrics_family(b, "tapd_app_label_overflow_total", "counter",
+		       "Taps counted under app=\"other\" because more apps "
+		       "than the label cap were seen.");
+	metrics_printf(b, "tapd_app_label_overflow_total %" PRIu64 "\n",
+		       m->overflow);
+}
+
+static void
+metrics_counter(struct metrics_buf *b, const char *name, const char *type,
+		const char *help, uint64_t v)
+{
+	metrics_family(b, name, type, help);
+	metrics_printf(b, "%s %" PRIu64 "\n", name, v);
+}
+
+/* The pipeline's counters and sources, from the status snapshot. */
+static void
+metrics_render_status(struct metrics_buf *b, const struct status_snapshot *s)
+{
+	const struct status_source_state *src;
+	enum status_health h;
+	size_t i;
+
+	metrics_counter(b, "tapd_input_events_total", "counter",
+			"Input events read.", s->input_events);
+	metrics_counter(b, "tapd_input_syn_dropped_total", "counter",
+			"SYN_DROPPED events: the kernel's input buffer "
+			"overflowed.",
+			s->syn_dropped);
+	metrics_counter(b, "tapd_input_lines_skipped_total", "counter",
+			"Lines of the input log that could not be parsed.",
+			s->input_lines_skipped);
+	metrics_counter(b, "tapd_frames_read_total", "counter",
+			"Presented app frames read from the frame source.",
+			s->frames_read);
+	metrics_counter(b, "tapd_frame_packets_total", "counter",
+			"FrameTimeline packets read.", s->packets_read);
+	metrics_counter(b, "tapd_frame_packets_dropped_total", "counter",
+			"FrameTimeline packets lost by the tracer, malformed "
+			"or never joined.",
+			s->packets_dropped);
+	metrics_counter(b, "tapd_taps_pending", "gauge",
+			"Taps waiting for their response window to close.",
+			s->taps_pending);
+	metrics_counter(b, "tapd_rows_stored_total", "counter",
+			"Rows written to the database.", s->rows_stored);
+	metrics_counter(b, "tapd_rows_lost_total", "counter",
+			"Rows that never reached the database.", s->rows_lost);
+
+	metrics_family(b, "tapd_source_up", "gauge",
+		       "1 when the source is up (or a replayed source read to "
+		       "its end), 0 when degraded or down.");
+	for (i = 0; i < STATUS_SOURCE_COUNT; i++) {
+		src = &s->sources[i];
+		h = src->health;
+		if (h == STATUS_HEALTH_NONE)
+			continue;
+		metrics_printf(b, "tapd_source_up{source=\"");
+		metrics_put_label(b, status_source_name((enum status_source)i));
+		metrics_puts(b, "\",kind=\"");
+		/* kind is a fixed array: never read past it. */
+		metrics_putn(b, src->kind,
+			     strnlen(src->kind, sizeof(src->kind)));
+		metrics_printf(b, "\"} %d\n",
+			       h == STATUS_HEALTH_UP ||
+				       h == STATUS_HEALTH_DONE);
+	}
+
+	/* An unknown lag is left out, not shown as 0. */
+	if (s->frames_lag_ns >= 0) {
+		metrics_family(b, "tapd_frame_source_lag_seconds", "gauge",
+			       "How far the frame source's watermark trails "
+			       "the newest input event.");
+		metrics_puts(b, "tapd_frame_source_lag_seconds ");
+		metrics_put_seconds(b, s->frames_lag_ns);
+		metrics_puts(b, "\n");
+	}
+}
+
+int
+metrics_render(struct metrics *m, const struct status_snapshot *snap,
+	       char **text, size_t *len)
+{
+	struct metrics_buf b = {0};
+	int64_t start;
+
+	if (m != NULL) {
+		pthread_mutex_lock(&m->lock);
+		metrics_render_taps(&b, m);
+		pthread_mutex_unlock(&m->lock);
+	}
+	if (snap != NULL)
+		metrics_render_status(&b, snap);
+
+	metrics_family(&b, "tapd_build_info", "gauge",
+		       "Always 1; the label names the version of tapd.");
+	metrics_puts(&b, "tapd_build_info{version=\"");
+	metrics_put_label(&b, TAPD_VERSION);
+	metrics_puts(&b, "\"} 1\n");
+
+	start = snap != NULL ? snap->started_wall_ns
+		: m != NULL  ? m->created_wall_ns
+			     : -1;
+	if (start >= 0) {
+		metrics_family(&b, "tapd_start_time_seconds", "gauge",
+			       "When tapd started, in seconds since the Unix "
+			       "epoch.");
+		metrics_puts(&b, "tapd_start_time_seconds ");
+		metrics_put_seconds(&b, start);
+		metrics_puts(&b, "\n");
+	}
+	if (b.failed) {
+		free(b.text);
+		return -ENOMEM;
+	}
+	*text = b.text;
+	*len = b.len;
+	return 0;
+}

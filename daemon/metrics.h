@@ -1,0 +1,52 @@
+/*
+ * Prometheus metrics (text exposition format 0.0.4) for /metrics: per-app
+ * histograms of both latencies in seconds with fixed buckets, counters of
+ * taps by app and status and of gestures by kind, input events,
+ * SYN_DROPPED, frames read, packets dropped, source up/down gauges, the
+ * frame source's lag, and build info.  Tap metrics are fed by the ingest
+ * thread as taps are stored (or seeded from the database when serving
+ * one); the rest is read from the status snapshot at scrape time.
+ */
+#ifndef TAPD_METRICS_H
+#define TAPD_METRICS_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+struct metrics;
+struct status_snapshot;
+struct store_tap;
+
+/* Returns 0 and sets *out, or -ENOMEM.  Free with metrics_free(). */
+int metrics_new(struct metrics **out);
+
+/* NULL is a no-op. */
+void metrics_free(struct metrics *m);
+
+/*
+ * Counts one stored gesture (any kind).  Thread-safe.  Returns 0, -EINVAL
+ * for an unknown kind or status (nothing is counted), or -ENOMEM.  A NULL
+ * m is a no-op, so that callers need not check whether metrics are on.
+ *
+ * App labels: NULL counts as app="unknown"; a name is cut to 255 bytes
+ * and bytes that are not UTF-8 become '?'; past 500 distinct apps, further
+ * ones count as app="other" (and in tapd_app_label_overflow_total).
+ */
+int metrics_observe_tap(struct metrics *m, const struct store_tap *tap);
+
+/*
+ * Seeds the tap metrics from every row of the database behind db (a
+ * read-only connection with no transaction open: this runs its queries in
+ * one), for `tapd serve`; the counts add to what m holds.  The busiest
+ * apps get labels first.  Returns 0 or a negative errno.
+ */
+int metrics_load(struct metrics *m, sqlite3 *db);
+
+/*
+ * Renders the exposition text; snap may be NULL (no live counters).
+ * Returns 0 and sets *text (malloc'd, caller frees) and *len, or -ENOMEM.
+ */
+int metrics_render(struct metrics *m, const struct status_snapshot *snap,
+		   char **text, size_t *len);
+
+#endif

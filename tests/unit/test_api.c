@@ -1,0 +1,1120 @@
+/*
+ * Tests of the HTTP server through real sockets on 127.0.0.1 with port 0:
+ * routing and its JSON errors, the headers every reply carries, body
+ * limits, parameters, bearer auth, the refusals of api_start, sessions
+ * started through a control served by another thread (the ingest thread
+ * of tapd run), and the event stream, its pings and its end at shutdown.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "api.h"
+#include "api_request.h"
+#include "control.h"
+#include "events.h"
+#include "log.h"
+#include "status.h"
+#include "store.h"
+
+static char test_dir[512];
+static char db_path[600];
+
+static int
+remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb;
+	(void)type;
+	(void)ftw;
+	return remove(path);
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A database of 5 taps, one of them in a session. */
+static int
+group_setup(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct store *w = NULL;
+	int n, rc;
+
+	(void)state;
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	n = snprintf(test_dir, sizeof(test_dir), "%s/tapd-test-api-XXXXXX",
+		     tmp);
+	if (n < 0 || (size_t)n >= sizeof(test_dir) || !mkdtemp(test_dir))
+		return -1;
+	snprintf(db_path, sizeof(db_path), "%s/taps.db", test_dir);
+	if (store_open(db_path, 0, &w) != 0)
+		return -1;
+	rc = sqlite3_exec(
+		store_db(w),
+		"INSERT INTO sessions (name, started_ns, stopped_ns)"
+		" VALUES ('old', 1796103474000000000, 1796103475000000000);"
+		"INSERT INTO taps (kind, status, t_down_ns, t_up_ns, session)"
+		" VALUES ('tap', 'ok', 1, 2, 1), ('tap', 'ok', 3, 4, NULL),"
+		" ('tap', 'ok', 5, 6, NULL), ('swipe', 'ok', 7, 8, NULL),"
+		" ('tap', 'no_response', 9, 10, NULL);",
+		NULL, NULL, NULL);
+	store_close(w);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+static int
+group_teardown(void **state)
+{
+	(void)state;
+	return nftw(test_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* One HTTP exchange, read to the end. */
+struct reply {
+	int status;
+	char head[4096]; /* status line and headers */
+	char *body;
+	size_t len;
+};
+
+static int
+connect_to(uint16_t port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct timeval tv = {.tv_sec = 5};
+	int fd;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	return fd;
+}
+
+static void
+send_all(int fd, const char *data, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = send(fd, data, len, MSG_NOSIGNAL);
+		if (n <= 0)
+			return; /* the server may close early; read what it said
+				 */
+		data += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Reads to EOF and splits the reply. */
+static void
+read_reply(int fd, struct reply *r)
+{
+	char *buf = NULL, *end;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+
+	memset(r, 0, sizeof(*r));
+	for (;;) {
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap + 1);
+			assert_non_null(buf);
+		}
+		n = recv(fd, buf + len, cap - len, 0);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	assert_non_null(buf);
+	buf[len] = '\0';
+	end = strstr(buf, "\r\n\r\n");
+	assert_non_null(end);
+	assert_true((size_t)(end - buf) < sizeof(r->head));
+	memcpy(r->head, buf, (size_t)(end - buf) + 2);
+	r->head[end - buf + 2] = '\0';
+	assert_int_equal(sscanf(buf, "HTTP/1.1 %d", &r->status), 1);
+	r->len = len - (size_t)(end + 4 - buf);
+	r->body = malloc(r->len + 1);
+	assert_non_null(r->body);
+	memcpy(r->body, end + 4, r->len);
+	r->body[r->len] = '\0';
+	free(buf);
+}
+
+/*
+ * Sends method path with extra header lines (each ending in \r\n) and a
+ * body, and reads the reply.
+ */
+static void
+http(uint16_t port, const char *method, const char *path, const char *extra,
+     const char *body, struct reply *r)
+{
+	char head[2048];
+	int fd, n;
+
+	n = snprintf(head, sizeof(head),
+		     "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+		     "Connection: close\r\n%s",
+		     method, path, extra ? extra : "");
+	assert_true(n > 0 && (size_t)n < sizeof(head));
+	if (body)
+		n += snprintf(head + n, sizeof(head) - (size_t)n,
+			      "Content-Length: %zu\r\n", strlen(body));
+	n += snprintf(head + n, sizeof(head) - (size_t)n, "\r\n");
+	fd = connect_to(port);
+	send_all(fd, head, (size_t)n);
+	if (body)
+		send_all(fd, body, strlen(body));
+	read_reply(fd, r);
+}
+
+/* The value of a header of r, or NULL (names are case-insensitive). */
+static const char *
+header(struct reply *r, const char *name, char *buf, size_t size)
+{
+	const char *p = r->head;
+	size_t nlen = strlen(name);
+	const char *eol;
+
+	while ((p = strstr(p, "\r\n")) != NULL) {
+		p += 2;
+		if (strncasecmp(p, name, nlen) == 0 && p[nlen] == ':') {
+			p += nlen + 1;
+			while (*p == ' ')
+				p++;
+			eol = strstr(p, "\r\n");
+			snprintf(buf, size, "%.*s", (int)(eol - p), p);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/* Checks a JSON error reply: status, code, JSON type and no caching. */
+static void
+expect_error(struct reply *r, int status, const char *code)
+{
+	cJSON *doc, *err;
+	char buf[128];
+
+	if (r->status != status)
+		fail_msg("expected %d, got %d: %s", status, r->status, r->body);
+	assert_non_null(header(r, "Content-Type", buf, sizeof(buf)));
+	assert_string_equal(buf, "application/json; charset=utf-8");
+	assert_non_null(header(r, "Cache-Control", buf, sizeof(buf)));
+	assert_string_equal(buf, "no-store");
+	doc = cJSON_Parse(r->body);
+	assert_non_null(doc);
+	err = cJSON_GetObjectItemCaseSensitive(doc, "error");
+	assert_true(cJSON_IsObject(err));
+	assert_string_equal(
+		cJSON_GetObjectItemCaseSensitive(err, "code")->valuestring,
+		code);
+	assert_true(cJSON_IsString(
+		cJSON_GetObjectItemCaseSensitive(err, "message")));
+	cJSON_Delete(doc);
+	free(r->body);
+	r->body = NULL;
+}
+
+/* The writer side of tapd run: serves control requests with a store. */
+struct ingest {
+	struct control *control;
+	struct store *store;
+	pthread_t thread;
+	int stop;
+};
+
+static void
+ingest_serve(void *ctx, struct control_request *req)
+{
+	struct ingest *in = ctx;
+
+	switch (req->op) {
+	case CONTROL_SESSION_START:
+		req->rc =
+			store_session_start(in->store, req->name,
+					    &req->result_id, &req->started_ns);
+		break;
+	case CONTROL_SESSION_STOP:
+		req->rc = store_session_stop(in->store, req->id,
+					     &req->stopped_ns);
+		req->result_id = req->id;
+		break;
+	}
+}
+
+static void *
+ingest_main(void *arg)
+{
+	struct ingest *in = arg;
+	struct pollfd p;
+
+	while (!__atomic_load_n(&in->stop, __ATOMIC_ACQUIRE)) {
+		p.fd = control_fd(in->control);
+		p.events = POLLIN;
+		if (poll(&p, 1, 20) == 1)
+			control_serve(in->control, ingest_serve, in);
+	}
+	return NULL;
+}
+
+/* A server as tapd run would start it, with events and a control. */
+struct fixture {
+	struct api *api;
+	struct status *status;
+	struct events *events;
+	struct ingest ingest;
+	uint16_t port;
+};
+
+static int
+fixture_setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct api_config cfg;
+
+	if (!f || status_new("live", &f->status) != 0 ||
+	    events_new(16, &f->events) != 0 ||
+	    control_new(&f->ingest.control) != 0 ||
+	    store_open(db_path, 0, &f->ingest.store) != 0)
+		return -1;
+	if (pthread_create(&f->ingest.thread, NULL, ingest_main, &f->ingest) !=
+	    0)
+		return -1;
+	status_set_source(f->status, STATUS_SOURCE_INPUT, STATUS_HEALTH_UP,
+			  "getevent", "'%s'", "input.getevent");
+	setenv("TAPD_SSE_PING_MS", "200", 1);
+	api_config_default(&cfg);
+	cfg.listen = "127.0.0.1:0";
+	cfg.db_path = db_path;
+	cfg.pool_size = 2;
+	cfg.status = f->status;
+	cfg.events = f->events;
+	cfg.control = f->ingest.control;
+	if (api_start(&cfg, &f->api) != 0)
+		return -1;
+	f->port = api_port(f->api);
+	if (f->port == 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int
+fixture_teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	api_stop(f->api);
+	__atomic_store_n(&f->ingest.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(f->ingest.thread, NULL);
+	control_free(f->ingest.control);
+	store_close(f->ingest.store);
+	events_free(f->events);
+	status_free(f->status);
+	free(f);
+	return 0;
+}
+
+static void
+test_health(void **state)
+{
+	struct fixture *f = *state;
+	struct reply r;
+	cJSON *doc, *db, *src;
+	char buf[128];
+
+	http(f->port, "GET", "/v1/health", NULL, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(header(&r, "Content-Type", buf, sizeof(buf)));
+	assert_string_equal(buf, "application/json; charset=utf-8");
+	assert_non_null(header(&r, "Cache-Control", buf, sizeof(buf)));
+	assert_string_equal(buf, "no-store");
+	doc = cJSON_Parse(r.body);
+	assert_non_null(doc);
+	assert_string_equal(
+		cJSON_GetObjectItemCaseSensitive(doc, "status")->valuestring,
+		"ok");
+	assert_string_equal(
+		cJSON_GetObjectItemCaseSensitive(doc, "mode")->valuestring,
+		"live");
+	assert_true(cJSON_IsString(
+		cJSON_GetObjectItemCaseSensitive(doc, "version")));
+	assert_true(cJSON_IsNumber(
+		cJSON_GetObjectItemCaseSensitive(doc, "uptime_s")));
+	src = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(doc, "sources"), "input");
+	assert_string_equal(
+		cJSON_GetObjectItemCaseSensitive(src, "health")->valuestring,
+		"up");
+	assert_string_equal(
+		cJSON_GetObjectItemCaseSensitive(src, "detail")->valuestring,
+		"'input.getevent'");
+	db = cJSON_GetObjectItemCaseSensitive(doc, "database");
+	assert_string_equal(
+		cJSON_GetObjectItemCaseSensitive(db, "path")->valuestring,
+		db_path);
+	assert_int_equal(
+		cJSON_GetObjectItemCaseSensitive(db, "taps")->valuedouble, 5);
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(db, "schema_version")
+				 ->valuedouble,
+			 store_schema_latest());
+	assert_true(cJSON_GetObjectItemCaseSensitive(db, "size_bytes")
+			    ->valuedouble > 0);
+	cJSON_Delete(doc);
+	free(r.body);
+
+	/* A source going down turns the status to degraded. */
+	status_set_source(f->status, STATUS_SOURCE_FRAMES, STATUS_HEALTH_DOWN,
+			  "ftl", "gone");
+	http(f->port, "GET", "/v1/health", NULL, NULL, &r);
+	doc = cJSON_Parse(r.body);
+	assert_string_equal(
+		cJSON_GetObjectItemCaseSensitive(doc, "status")->valuestring,
+		"degraded");
+	cJSON_Delete(doc);
+	free(r.body);
+	status_set_source(f->status, STATUS_SOURCE_FRAMES, STATUS_HEALTH_NONE,
+			  "", " ");
+
+	/* HEAD: the same headers, no body. */
+	http(f->port, "HEAD", "/v1/health", NULL, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(r.len, 0);
+	free(r.body);
+}
+
+static void
+test_routing_errors(void **state)
+{
+	struct fixture *f = *state;
+	struct reply r;
+	char buf[128];
+
+	http(f->port, "GET", "/v1/nothing", NULL, NULL, &r);
+	expect_error(&r, 404, "not_found");
+	http(f->port, "GET", "/v1/health/", NULL, NULL, &r);
+	expect_error(&r, 404, "not_found");
+	http(f->port, "GET", "/v1/sessions/12", NULL, NULL, &r);
+	expect_error(&r, 404, "not_found");
+	http(f->port, "POST", "/v1/sessions/x1/stop", NULL, "", &r);
+	expect_error(&r, 404, "not_found");
+
+	http(f->port, "POST", "/v1/health", NULL, "", &r);
+	assert_non_null(header(&r, "Allow", buf, sizeof(buf)));
+	assert_string_equal(buf, "GET, HEAD");
+	expect_error(&r, 405, "method_not_allowed");
+	http(f->port, "DELETE", "/v1/sessions", NULL, NULL, &r);
+	assert_non_null(header(&r, "Allow", buf, sizeof(buf)));
+	assert_string_equal(buf, "GET, HEAD, POST");
+	expect_error(&r, 405, "method_not_allowed");
+	http(f->port, "GET", "/v1/sessions/1/stop", NULL, NULL, &r);
+	assert_non_null(header(&r, "Allow", buf, sizeof(buf)));
+	assert_string_equal(buf, "POST");
+	expect_error(&r, 405, "method_not_allowed");
+}
+
+static void
+test_params(void **state)
+{
+	struct fixture *f = *state;
+	struct reply r;
+	size_t i;
+
+	http(f->port, "GET", "/v1/health?x=1", NULL, NULL, &r);
+	assert_non_null(strstr(r.body, "'x'"));
+	expect_error(&r, 400, "bad_request");
+	http(f->port, "GET", "/v1/health?verbose", NULL, NULL, &r);
+	expect_error(&r, 400, "bad_request");
+	http(f->port, "GET", "/v1/sessions?a%00b=1", NULL, NULL, &r);
+	expect_error(&r, 400, "bad_request");
+	/* What the client sent is quoted back as UTF-8 only. */
+	http(f->port, "GET", "/v1/health?%ff%c3=1", NULL, NULL, &r);
+	for (i = 0; i < r.len; i++)
+		assert_true((unsigned char)r.body[i] < 0x80);
+	assert_non_null(strstr(r.body, "'?"
+				       "?'"));
+	expect_error(&r, 400, "bad_request");
+	http(f->port, "GET", "/v1/nothing/%e2%82%ac%e2%82", NULL, NULL, &r);
+	assert_non_null(strstr(r.body, "/v1/nothing/\xe2\x82\xac??"));
+	expect_error(&r, 404, "not_found");
+	/* Empty pairs ask for nothing; '+' is a space. */
+	http(f->port, "GET", "/v1/health?&&", NULL, NULL, &r);
+	assert_int_equal(r.status, 200);
+	free(r.body);
+	http(f->port, "GET", "/v1/health?a+b=1", NULL, NULL, &r);
+	assert_non_null(strstr(r.body, "'a b'"));
+	expect_error(&r, 400, "bad_request");
+	http(f->port, "GET",
+	     "/v1/health?a=1&b=1&c=1&d=1&e=1&f=1&g=1&h=1&i=1&j=1&k=1&l=1"
+	     "&m=1&n=1&o=1&p=1&q=1&r=1&s=1&t=1&u=1&v=1&w=1&x=1&y=1&z=1"
+	     "&aa=1&bb=1&cc=1&dd=1&ee=1&ff=1&gg=1",
+	     NULL, NULL, &r);
+	expect_error(&r, 400, "bad_request");
+}
+
+static void
+test_body_limit(void **state)
+{
+	struct fixture *f = *state;
+	char chunk[16 + 8192], head[512];
+	struct reply r;
+	int fd, i, n;
+
+	/*
+	 * Refused on the headers alone: the reply comes before a byte of
+	 * the body is sent.
+	 */
+	fd = connect_to(f->port);
+	n = snprintf(head, sizeof(head),
+		     "POST /v1/sessions HTTP/1.1\r\nHost: x\r\n"
+		     "Content-Length: 102400\r\n\r\n");
+	send_all(fd, head, (size_t)n);
+	read_reply(fd, &r);
+	expect_error(&r, 413, "too_large");
+
+	/* Chunked, with no length to judge by: refused at the end. */
+	fd = connect_to(f->port);
+	n = snprintf(head, sizeof(head),
+		     "POST /v1/sessions HTTP/1.1\r\nHost: x\r\n"
+		     "Connection: close\r\n"
+		     "Transfer-Encoding: chunked\r\n\r\n");
+	send_all(fd, head, (size_t)n);
+	n = snprintf(chunk, sizeof(chunk), "2000\r\n");
+	memset(chunk + n, 'a', 8192);
+	memcpy(chunk + n + 8192, "\r\n", 2);
+	for (i = 0; i < 9; i++)
+		send_all(fd, chunk, (size_t)n + 8192 + 2);
+	send_all(fd, "0\r\n\r\n", 5);
+	read_reply(fd, &r);
+	expect_error(&r, 413, "too_large");
+}
+
+static int64_t
+json_number(cJSON *doc, const char *name)
+{
+	cJSON *item = cJSON_GetObjectItemCaseSensitive(doc, name);
+
+	assert_true(cJSON_IsNumber(item));
+	return (int64_t)item->valuedouble;
+}
+
+static void
+test_sessions(void **state)
+{
+	struct fixture *f = *state;
+	char path[64], name[200];
+	struct reply r;
+	cJSON *doc, *list, *last;
+	int64_t id;
+
+	/* The one in the database, with its tap. */
+	http(f->port, "GET", "/v1/sessions", NULL, NULL, &r);
+	assert_int_equal(r.status, 200);
+	doc = cJSON_Parse(r.body);
+	list = cJSON_GetObjectItemCaseSensitive(doc, "sessions");
+	assert_int_equal(cJSON_GetArraySize(list), 1);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(
+				    cJSON_GetArrayItem(list, 0), "started")
+				    ->valuestring,
+			    "2026-12-01T05:37:54.000Z");
+	assert_int_equal(json_number(cJSON_GetArrayItem(list, 0), "taps"), 1);
+	cJSON_Delete(doc);
+	free(r.body);
+
+	/* Bad bodies. */
+	http(f->port, "POST", "/v1/sessions", NULL, "", &r);
+	expect_error(&r, 400, "bad_request");
+	http(f->port, "POST", "/v1/sessions", NULL, "{\"name\": ", &r);
+	expect_error(&r, 400, "bad_request");
+	http(f->port, "POST", "/v1/sessions", NULL, "{\"name\": \"a\"} x", &r);
+	expect_error(&r, 400, "bad_request");
+	http(f->port, "POST", "/v1/sessions", NULL, "[\"a\"]", &r);
+	expect_error(&r, 400, "bad_request");
+	http(f->port, "POST", "/v1/sessions", NULL, "{\"name\": 5}", &r);
+	expect_error(&r, 400, "bad_request");
+	http(f->port, "POST", "/v1/sessions", NULL, "{\"name\": \"\"}", &r);
+	expect_error(&r, 400, "bad_request");
+	http(f->port, "POST", "/v1/sessions", NULL,
+	     "{\"name\": \"a\", \"x\": 1}", &r);
+	expect_error(&r, 400, "bad_request");
+	http(f->port, "POST", "/v1/sessions", NULL, "{\"name\": \"a\\nb\"}",
+	     &r);
+	expect_error(&r, 400, "bad_request");
+	http(f->port, "POST", "/v1/sessions", NULL, "{\"name\": \"\xc3\x28\"}",
+	     &r);
+	expect_error(&r, 400, "bad_request");
+	snprintf(name, sizeof(name), "{\"name\": \"%0129d\"}", 0);
+	http(f->port, "POST", "/v1/sessions", NULL, name, &r);
+	expect_error(&r, 400, "bad_request");
+
+	/* Start, list, stop, stop again. */
+	http(f->port, "POST", "/v1/sessions", NULL,
+	     "{\"name\": \"lab run \xc3\xa9\"}", &r);
+	assert_int_equal(r.status, 201);
+	doc = cJSON_Parse(r.body);
+	assert_non_null(doc);
+	id = json_number(doc, "id");
+	assert_int_equal(id, 2);
+	assert_string_equal(
+		cJSON_GetObjectItemCaseSensitive(doc, "name")->valuestring,
+		"lab run \xc3\xa9");
+	assert_true(
+		cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(doc, "stopped")));
+	assert_true(cJSON_IsString(
+		cJSON_GetObjectItemCaseSensitive(doc, "started")));
+	cJSON_Delete(doc);
+	free(r.body);
+
+	http(f->port, "GET", "/v1/sessions", NULL, NULL, &r);
+	doc = cJSON_Parse(r.body);
+	list = cJSON_GetObjectItemCaseSensitive(doc, "sessions");
+	assert_int_equal(cJSON_GetArraySize(list), 2);
+	last = cJSON_GetArrayItem(list, 1);
+	assert_int_equal(json_number(last, "id"), id);
+	assert_true(cJSON_IsNull(
+		cJSON_GetObjectItemCaseSensitive(last, "stopped")));
+	cJSON_Delete(doc);
+	free(r.body);
+
+	snprintf(path, sizeof(path), "/v1/sessions/%lld/stop", (long long)id);
+	http(f->port, "POST", path, NULL, NULL, &r);
+	assert_int_equal(r.status, 200);
+	doc = cJSON_Parse(r.body);
+	assert_int_equal(json_number(doc, "id"), id);
+	assert_true(cJSON_IsString(
+		cJSON_GetObjectItemCaseSensitive(doc, "stopped")));
+	assert_string_equal(
+		cJSON_GetObjectItemCaseSensitive(doc, "name")->valuestring,
+		"lab run \xc3\xa9");
+	cJSON_Delete(doc);
+	free(r.body);
+	http(f->port, "POST", path, NULL, NULL, &r);
+	expect_error(&r, 409, "conflict");
+	http(f->port, "POST", "/v1/sessions/999/stop", NULL, NULL, &r);
+	expect_error(&r, 404, "not_found");
+	http(f->port, "POST", "/v1/sessions/0/stop", NULL, NULL, &r);
+	expect_error(&r, 404, "not_found");
+	http(f->port, "POST", "/v1/sessions/99999999999999999999/stop", NULL,
+	     NULL, &r);
+	expect_error(&r, 404, "not_found");
+}
+
+/* Reads from fd until needle shows up in what was read, or timeout. */
+static bool
+read_until(int fd, char *buf, size_t size, size_t *len, const char *needle,
+	   int timeout_ms)
+{
+	int64_t end = now_ms() + timeout_ms;
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	ssize_t n;
+
+	while (!strstr(buf, needle)) {
+		if (now_ms() >= end || *len + 1 >= size)
+			return false;
+		if (poll(&p, 1, (int)(end - now_ms())) != 1)
+			return false;
+		n = recv(fd, buf + *len, size - 1 - *len, 0);
+		if (n <= 0)
+			return false;
+		*len += (size_t)n;
+		buf[*len] = '\0';
+	}
+	return true;
+}
+
+static void
+test_events_stream(void **state)
+{
+	struct fixture *f = *state;
+	static const char req[] = "GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n";
+	char buf[16384] = "", want[128];
+	size_t len = 0;
+	uint64_t head;
+	int fd, i;
+
+	fd = connect_to(f->port);
+	send_all(fd, req, sizeof(req) - 1);
+	assert_true(
+		read_until(fd, buf, sizeof(buf), &len, ": tapd events", 2000));
+	assert_non_null(strstr(buf, "HTTP/1.1 200"));
+	assert_non_null(strcasestr(buf, "Content-Type: text/event-stream"));
+	assert_non_null(strcasestr(buf, "Cache-Control: no-store"));
+	head = events_head(f->events);
+	for (i = 0; i < 3; i++) {
+		snprintf(want, sizeof(want), "{\"id\":%d}", i);
+		assert_int_equal(events_publish(f->events, want), 0);
+	}
+	snprintf(want, sizeof(want),
+		 "id: %llu\nevent: tap\ndata: {\"id\":2}\n\n",
+		 (unsigned long long)head + 2);
+	assert_true(read_until(fd, buf, sizeof(buf), &len, want, 2000));
+	snprintf(want, sizeof(want),
+		 "id: %llu\nevent: tap\ndata: {\"id\":0}\n\n",
+		 (unsigned long long)head);
+	assert_non_null(strstr(buf, want));
+	assert_true(strstr(buf, want) < strstr(buf, "{\"id\":1}"));
+	/* Idle: a ping within the 200 ms the fixture set (and slack). */
+	assert_true(read_until(fd, buf, sizeof(buf), &len, ": ping\n\n", 2000));
+	close(fd);
+
+	/* A reconnecting client resumes after its Last-Event-ID. */
+	fd = connect_to(f->port);
+	snprintf(buf, sizeof(buf),
+		 "GET /v1/events HTTP/1.1\r\nHost: x\r\n"
+		 "Last-Event-ID: %llu\r\n\r\n",
+		 (unsigned long long)head);
+	send_all(fd, buf, strlen(buf));
+	buf[0] = '\0';
+	len = 0;
+	snprintf(want, sizeof(want), "id: %llu\nevent: tap\ndata: {\"id\":2}",
+		 (unsigned long long)head + 2);
+	assert_true(read_until(fd, buf, sizeof(buf), &len, want, 2000));
+	assert_non_null(strstr(buf, "{\"id\":1}"));
+	assert_null(strstr(buf, "{\"id\":0}"));
+	close(fd);
+}
+
+/* The stream ends cleanly, and promptly, when the server stops. */
+static void
+test_stop_ends_streams(void **state)
+{
+	static const char req[] = "GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n";
+	struct fixture *f = NULL;
+	char buf[8192] = "";
+	size_t len = 0;
+	int64_t t0, dt;
+	int fd[2], i;
+
+	(void)state;
+	assert_int_equal(fixture_setup((void **)&f), 0);
+	/* Pings no sooner than in 15 s: only the stop may end the wait. */
+	setenv("TAPD_SSE_PING_MS", "15000", 1);
+	for (i = 0; i < 2; i++) {
+		fd[i] = connect_to(f->port);
+		send_all(fd[i], req, sizeof(req) - 1);
+		buf[0] = '\0';
+		len = 0;
+		assert_true(read_until(fd[i], buf, sizeof(buf), &len,
+				       ": tapd events", 2000));
+	}
+	t0 = now_ms();
+	api_stop(f->api);
+	dt = now_ms() - t0;
+	f->api = NULL;
+	assert_true(dt < 1500);
+	/* The chunked body was terminated, not cut. */
+	assert_true(
+		read_until(fd[0], buf, sizeof(buf), &len, "0\r\n\r\n", 2000));
+	close(fd[0]);
+	close(fd[1]);
+	fixture_teardown((void **)&f);
+}
+
+static void
+write_file(const char *path, const char *text, mode_t mode)
+{
+	int fd;
+
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static void
+test_auth(void **state)
+{
+	static const char token[] = "0123456789abcdef0123456789abcdef";
+	struct api_config cfg;
+	struct api *api = NULL;
+	char path[600], buf[128];
+	struct reply r;
+	uint16_t port;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/token", test_dir);
+	write_file(path, "0123456789abcdef0123456789abcdef\n", 0600);
+	api_config_default(&cfg);
+	cfg.listen = "127.0.0.1:0";
+	cfg.token_file = path;
+	assert_int_equal(api_start(&cfg, &api), 0);
+	port = api_port(api);
+
+	http(port, "GET", "/v1/health", NULL, NULL, &r);
+	assert_non_null(header(&r, "WWW-Authenticate", buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "Bearer"));
+	expect_error(&r, 401, "unauthorized");
+	/* Unknown paths too: nothing is told before the token. */
+	http(port, "GET", "/v1/nothing", NULL, NULL, &r);
+	expect_error(&r, 401, "unauthorized");
+	http(port, "GET", "/v1/health",
+	     "Authorization: Bearer 0123456789abcdef0123456789abcdeX\r\n", NULL,
+	     &r);
+	expect_error(&r, 401, "unauthorized");
+	http(port, "GET", "/v1/health",
+	     "Authorization: Bearer 0123456789abcdef0123456789abcde\r\n", NULL,
+	     &r);
+	expect_error(&r, 401, "unauthorized");
+	http(port, "GET", "/v1/health",
+	     "Authorization: Bearer 0123456789abcdef0123456789abcdef0\r\n",
+	     NULL, &r);
+	expect_error(&r, 401, "unauthorized");
+	http(port, "GET", "/v1/health",
+	     "Authorization: Basic MDEyMzQ1Njc4OWFiY2RlZg==\r\n", NULL, &r);
+	expect_error(&r, 401, "unauthorized");
+	http(port, "GET", "/v1/health", "Authorization: Bearer\r\n", NULL, &r);
+	expect_error(&r, 401, "unauthorized");
+
+	snprintf(buf, sizeof(buf), "Authorization: Bearer %s\r\n", token);
+	http(port, "GET", "/v1/health", buf, NULL, &r);
+	assert_int_equal(r.status, 200);
+	free(r.body);
+	snprintf(buf, sizeof(buf), "authorization: bearer  %s\r\n", token);
+	http(port, "GET", "/v1/health", buf, NULL, &r);
+	assert_int_equal(r.status, 200);
+	free(r.body);
+	/* With the token, the usual errors again. */
+	snprintf(buf, sizeof(buf), "Authorization: Bearer %s\r\n", token);
+	http(port, "GET", "/v1/nothing", buf, NULL, &r);
+	expect_error(&r, 404, "not_found");
+	/* No database configured: health says so, sessions cannot list. */
+	http(port, "GET", "/v1/sessions", buf, NULL, &r);
+	expect_error(&r, 503, "unavailable");
+	api_stop(api);
+}
+
+static void
+test_start_refusals(void **state)
+{
+	static const char *const bad_listen[] = {
+		"127.0.0.1",	   "127.0.0.1:",
+		"127.0.0.1:65536", "127.0.0.1:-1",
+		"127.0.0.1:80x",   "example.com:80",
+		"[::1:80",	   "::1:80",
+		"[::1]80",	   "[nothing]:80",
+		"1.2.3:80",	   ":80",
+		"127.0.0.1: 80",   NULL,
+	};
+	struct api_config cfg;
+	struct api *api = NULL;
+	char path[600];
+	size_t i;
+	int rc;
+
+	(void)state;
+	api_config_default(&cfg);
+	for (i = 0; bad_listen[i]; i++) {
+		cfg.listen = bad_listen[i];
+		if (api_start(&cfg, &api) != -EINVAL)
+			fail_msg("'%s' was accepted", bad_listen[i]);
+		assert_null(api);
+	}
+	/* Any address but loopback needs a token. */
+	cfg.listen = "0.0.0.0:0";
+	assert_int_equal(api_start(&cfg, &api), -EINVAL);
+	cfg.listen = "[::]:0";
+	assert_int_equal(api_start(&cfg, &api), -EINVAL);
+	cfg.listen = "192.168.1.1:0";
+	assert_int_equal(api_start(&cfg, &api), -EINVAL);
+
+	snprintf(path, sizeof(path), "%s/token2", test_dir);
+	cfg.listen = "127.0.0.1:0";
+	cfg.token_file = path;
+	/* Missing, world-readable, short, with a space, empty. */
+	unlink(path);
+	assert_int_equal(api_start(&cfg, &api), -EINVAL);
+	write_file(path, "0123456789abcdef0123\n", 0644);
+	assert_int_equal(api_start(&cfg, &api), -EINVAL);
+	write_file(path, "0123456789abcde\n", 0600);
+	assert_int_equal(api_start(&cfg, &api), -EINVAL);
+	write_file(path, "0123456789 abcdef0123\n", 0600);
+	assert_int_equal(api_start(&cfg, &api), -EINVAL);
+	write_file(path, "", 0600);
+	assert_int_equal(api_start(&cfg, &api), -EINVAL);
+	/* Group-readable is allowed (with a warning), and so is CRLF. */
+	write_file(path, "0123456789abcdef0123\r\nsecond line\n", 0640);
+	assert_int_equal(api_start(&cfg, &api), 0);
+	api_stop(api);
+	api = NULL;
+
+	/* A database that is not there. */
+	cfg.token_file = NULL;
+	snprintf(path, sizeof(path), "%s/missing.db", test_dir);
+	cfg.db_path = path;
+	assert_true(api_start(&cfg, &api) < 0);
+	assert_null(api);
+	cfg.db_path = NULL;
+
+	/* localhost is loopback; a busy port is EADDRINUSE. */
+	cfg.listen = "localhost:0";
+	assert_int_equal(api_start(&cfg, &api), 0);
+	snprintf(path, sizeof(path), "127.0.0.1:%u", api_port(api));
+	cfg.listen = path;
+	{
+		struct api *second = NULL;
+
+		rc = api_start(&cfg, &second);
+		assert_int_equal(rc, -EADDRINUSE);
+		assert_null(second);
+	}
+	api_stop(api);
+	api = NULL;
+
+	/* IPv6 loopback, where the machine has it. */
+	cfg.listen = "[::1]:0";
+	rc = api_start(&cfg, &api);
+	if (rc == 0) {
+		assert_true(api_port(api) > 0);
+		api_stop(api);
+	} else {
+		assert_true(rc == -EADDRNOTAVAIL || rc == -EAFNOSUPPORT ||
+			    rc == -EIO);
+	}
+	api_stop(NULL);
+}
+
+/* A request with no connection, for the parameter helpers. */
+static struct api_request *
+fake_request(const struct api_request_env *env, const char *const *kv)
+{
+	struct api_request *rq = NULL;
+	size_t i;
+
+	assert_int_equal(api_request__new(NULL, env, "GET", "/v1/x", &rq), 0);
+	for (i = 0; kv && kv[i]; i += 2)
+		assert_int_equal(api_request__add_param(rq, kv[i], kv[i + 1]),
+				 0);
+	return rq;
+}
+
+/*
+ * Runs one getter on a request holding name=value; checks what it
+ * returned and that a 400 was queued exactly when it said -EINVAL.
+ */
+#define EXPECT_PARAM(value, want_rc, call)                                     \
+	do {                                                                   \
+		const char *kv_[] = {"v", value, NULL};                        \
+		struct api_request *rq_ = fake_request(&env, kv_);             \
+		int rc_ = (call);                                              \
+		if (rc_ != (want_rc))                                          \
+			fail_msg("'%s': got %d, expected %d", value, rc_,      \
+				 (want_rc));                                   \
+		assert_int_equal(api_request__status(rq_),                     \
+				 rc_ == -EINVAL ? 400 : 0);                    \
+		api_request__unref(rq_);                                       \
+	} while (0)
+
+static void
+test_param_helpers(void **state)
+{
+	static const char *const allowed[] = {"a", "b", NULL};
+	static const char *const metrics[] = {"first_frame", "settle", NULL};
+	struct api_request_env env;
+	struct api_request *rq;
+	const char *word = NULL;
+	double list[4];
+	size_t n = 0;
+	int64_t i64 = -7, t = 0, now;
+	int idx = -1;
+
+	(void)state;
+	memset(&env, 0, sizeof(env));
+	/* allow(): unknown and repeated names, and the absent ones. */
+	rq = fake_request(&env, (const char *const[]){"a", "1", "b", "", NULL});
+	assert_int_equal(api_request_allow(rq, allowed), 0);
+	assert_string_equal(api_request_param(rq, "a"), "1");
+	assert_string_equal(api_request_param(rq, "b"), "");
+	assert_null(api_request_param(rq, "c"));
+	assert_null(api_request_param(rq, "A"));
+	/* Absent: 0, and *out untouched. */
+	assert_int_equal(api_request_param_int(rq, "c", 0, 9, &i64), 0);
+	assert_int_equal(i64, -7);
+	assert_int_equal(api_request__status(rq), 0);
+	api_request__unref(rq);
+	rq = fake_request(&env,
+			  (const char *const[]){"a", "1", "c", "2", NULL});
+	assert_int_equal(api_request_allow(rq, allowed), -EINVAL);
+	assert_int_equal(api_request__status(rq), 400);
+	/* The handler passes -EINVAL up; a second reply is refused. */
+	assert_true(api_request_reply_error(rq, 500, "internal", "x") < 0);
+	assert_int_equal(api_request__status(rq), 400);
+	api_request__unref(rq);
+	rq = fake_request(&env,
+			  (const char *const[]){"a", "1", "a", "2", NULL});
+	assert_int_equal(api_request_allow(rq, allowed), -EINVAL);
+	api_request__unref(rq);
+	rq = fake_request(&env, NULL);
+	assert_int_equal(api_request_allow(rq, allowed), 0);
+	assert_string_equal(api_request_body(rq, &n), "");
+	assert_int_equal(n, 0);
+	api_request__unref(rq);
+
+	EXPECT_PARAM("com.example.app:ui-1_2", 1,
+		     api_request_param_word(rq_, "v", 64, &word));
+	assert_string_equal(word, "com.example.app:ui-1_2");
+	EXPECT_PARAM("", -EINVAL, api_request_param_word(rq_, "v", 64, &word));
+	EXPECT_PARAM("a b", -EINVAL,
+		     api_request_param_word(rq_, "v", 64, &word));
+	EXPECT_PARAM("a/b", -EINVAL,
+		     api_request_param_word(rq_, "v", 64, &word));
+	EXPECT_PARAM("\xc3\xa9", -EINVAL,
+		     api_request_param_word(rq_, "v", 64, &word));
+	EXPECT_PARAM("abcd", 1, api_request_param_word(rq_, "v", 4, &word));
+	EXPECT_PARAM("abcde", -EINVAL,
+		     api_request_param_word(rq_, "v", 4, &word));
+
+	EXPECT_PARAM("42", 1, api_request_param_int(rq_, "v", 1, 100, &i64));
+	assert_int_equal(i64, 42);
+	EXPECT_PARAM("1", 1, api_request_param_int(rq_, "v", 1, 100, &i64));
+	EXPECT_PARAM("100", 1, api_request_param_int(rq_, "v", 1, 100, &i64));
+	EXPECT_PARAM("0", -EINVAL,
+		     api_request_param_int(rq_, "v", 1, 100, &i64));
+	EXPECT_PARAM("101", -EINVAL,
+		     api_request_param_int(rq_, "v", 1, 100, &i64));
+	EXPECT_PARAM("4x", -EINVAL,
+		     api_request_param_int(rq_, "v", 1, 100, &i64));
+	EXPECT_PARAM("", -EINVAL,
+		     api_request_param_int(rq_, "v", 1, 100, &i64));
+	EXPECT_PARAM("99999999999999999999", -EINVAL,
+		     api_request_param_int(rq_, "v", 1, INT64_MAX, &i64));
+	EXPECT_PARAM(" 5", -EINVAL,
+		     api_request_param_int(rq_, "v", 1, 100, &i64));
+	assert_int_equal(i64, 100);
+
+	EXPECT_PARAM("2026-12-01T05:37:54Z", 1,
+		     api_request_param_time(rq_, "v", &t));
+	assert_int_equal(t, 1796103474000000000LL);
+	EXPECT_PARAM("1796103474.5", 1, api_request_param_time(rq_, "v", &t));
+	assert_int_equal(t, 1796103474500000000LL);
+	now = (int64_t)time(NULL) * 1000000000LL;
+	EXPECT_PARAM("15m", 1, api_request_param_time(rq_, "v", &t));
+	assert_true(t > now - 905000000000LL && t < now - 895000000000LL);
+	EXPECT_PARAM("yesterday", -EINVAL,
+		     api_request_param_time(rq_, "v", &t));
+	EXPECT_PARAM("2026-02-30T00:00:00Z", -EINVAL,
+		     api_request_param_time(rq_, "v", &t));
+
+	EXPECT_PARAM("settle", 1,
+		     api_request_param_enum(rq_, "v", metrics, &idx));
+	assert_int_equal(idx, 1);
+	EXPECT_PARAM("Settle", -EINVAL,
+		     api_request_param_enum(rq_, "v", metrics, &idx));
+	EXPECT_PARAM("", -EINVAL,
+		     api_request_param_enum(rq_, "v", metrics, &idx));
+
+	EXPECT_PARAM("50,90,99.9,100", 1,
+		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
+	assert_int_equal(n, 4);
+	assert_true(list[0] == 50 && list[1] == 90 && list[2] == 99.9 &&
+		    list[3] == 100);
+	EXPECT_PARAM("50", 1,
+		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
+	assert_int_equal(n, 1);
+	EXPECT_PARAM("0", -EINVAL,
+		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
+	EXPECT_PARAM("100.01", -EINVAL,
+		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
+	EXPECT_PARAM("1,2,3,4,5", -EINVAL,
+		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
+	EXPECT_PARAM("50,", -EINVAL,
+		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
+	EXPECT_PARAM(",50", -EINVAL,
+		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
+	EXPECT_PARAM("50,,90", -EINVAL,
+		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
+	EXPECT_PARAM("nan", -EINVAL,
+		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
+	EXPECT_PARAM("1e1", 1,
+		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
+	assert_true(list[0] == 10);
+	assert_int_equal(n, 1);
+
+	rq = fake_request(&env, NULL);
+	assert_int_equal(api_request_check_range(rq, 5, 5), 0);
+	assert_int_equal(api_request_check_range(rq, 4, 5), 0);
+	assert_int_equal(api_request__status(rq), 0);
+	assert_int_equal(api_request_check_range(rq, 6, 5), -EINVAL);
+	assert_int_equal(api_request__status(rq), 400);
+	api_request__unref(rq);
+
+	/* No pool: a 503, queued by the checkout itself. */
+	rq = fake_request(&env, NULL);
+	{
+		sqlite3 *db = NULL;
+
+		assert_true(api_request_db(rq, &db) < 0);
+		assert_null(db);
+		assert_int_equal(api_request__status(rq), 503);
+	}
+	assert_null(api_request_status(rq));
+	assert_null(api_request_events(rq));
+	assert_null(api_request_control(rq));
+	assert_null(api_request_metrics(rq));
+	assert_null(api_request_db_path(rq));
+	assert_int_equal(api_request_stopping(rq), 0);
+	assert_string_equal(api_request_method(rq), "GET");
+	assert_string_equal(api_request_path(rq), "/v1/x");
+	api_request__unref(rq);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_health, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_routing_errors, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_params, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_body_limit, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_sessions, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_events_stream, fixture_setup, fixture_teardown),
+		cmocka_unit_test(test_stop_ends_streams),
+		cmocka_unit_test(test_auth),
+		cmocka_unit_test(test_start_refusals),
+		cmocka_unit_test(test_param_helpers),
+	};
+
+	log_init("test_api", LOG_LEVEL_ERROR);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

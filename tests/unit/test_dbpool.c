@@ -1,0 +1,389 @@
+/*
+ * Tests of the read-only pool against real files: checkout limits and
+ * waits across threads, readers seeing the writer's commits, statements
+ * left running, and a database copied off a device into a place nobody
+ * may write (as an unprivileged user, which needs root to become).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "dbpool.h"
+#include "log.h"
+#include "store.h"
+
+static char test_dir[512];
+
+static int
+remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb;
+	(void)type;
+	(void)ftw;
+	/* Directories made read-only by a test must be emptied still. */
+	chmod(path, 0700);
+	return remove(path);
+}
+
+static int
+group_setup(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+	int n;
+
+	(void)state;
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	n = snprintf(test_dir, sizeof(test_dir), "%s/tapd-test-dbpool-XXXXXX",
+		     tmp);
+	if (n < 0 || (size_t)n >= sizeof(test_dir) || !mkdtemp(test_dir))
+		return -1;
+	return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+	(void)state;
+	chmod(test_dir, 0700);
+	return nftw(test_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+path_in(char *buf, size_t size, const char *name)
+{
+	int n = snprintf(buf, size, "%s/%s", test_dir, name);
+
+	assert_true(n > 0 && (size_t)n < size);
+}
+
+/* Adds n taps through the writer's own connection and commits. */
+static void
+add_taps(struct store *w, int n)
+{
+	char sql[256];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO taps (kind, status, t_down_ns, t_up_ns)"
+			 " VALUES ('tap', 'ok', %d, %d)",
+			 i * 10, i * 10 + 5);
+		assert_int_equal(
+			sqlite3_exec(store_db(w), sql, NULL, NULL, NULL),
+			SQLITE_OK);
+	}
+}
+
+/* A new database of n taps, closed again: no -wal or -shm is left. */
+static void
+make_db(const char *path, int n)
+{
+	struct store *w = NULL;
+
+	assert_int_equal(store_open(path, 0, &w), 0);
+	add_taps(w, n);
+	store_close(w);
+}
+
+static int64_t
+count_taps(struct store *st)
+{
+	sqlite3_stmt *stmt = NULL;
+	int64_t n = -1;
+
+	if (sqlite3_prepare_v2(store_db(st), "SELECT count(*) FROM taps", -1,
+			       &stmt, NULL) == SQLITE_OK &&
+	    sqlite3_step(stmt) == SQLITE_ROW)
+		n = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return n;
+}
+
+static void
+test_bad_args(void **state)
+{
+	struct dbpool *pool = NULL;
+	char path[600];
+
+	(void)state;
+	path_in(path, sizeof(path), "args.db");
+	assert_int_equal(dbpool_new(path, 0, &pool), -EINVAL);
+	assert_int_equal(dbpool_new(path, 65, &pool), -EINVAL);
+	assert_int_equal(dbpool_new(NULL, 1, &pool), -EINVAL);
+	assert_int_equal(dbpool_new("", 1, &pool), -EINVAL);
+	/* A reader never creates the file. */
+	assert_true(dbpool_new(path, 1, &pool) < 0);
+	assert_null(pool);
+	assert_int_equal(access(path, F_OK), -1);
+	dbpool_free(NULL);
+}
+
+struct waiter {
+	struct dbpool *pool;
+	struct store *got;
+	int rc;
+	int64_t ended_ms;
+};
+
+static void *
+waiter_main(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->rc = dbpool_get(w->pool, 5000, &w->got);
+	w->ended_ms = now_ms();
+	return NULL;
+}
+
+static void
+test_checkout(void **state)
+{
+	struct dbpool *pool = NULL;
+	struct store *a = NULL, *b = NULL, *c = NULL;
+	struct timespec pause = {0, 100000000};
+	struct waiter w;
+	pthread_t th;
+	char path[600];
+	int64_t t0, dt, put_ms;
+
+	(void)state;
+	path_in(path, sizeof(path), "checkout.db");
+	make_db(path, 3);
+	assert_int_equal(dbpool_new(path, 2, &pool), 0);
+	assert_string_equal(dbpool_path(pool), path);
+	assert_int_equal(dbpool_immutable(pool), 0);
+	assert_int_equal(dbpool_get(pool, 0, &a), 0);
+	assert_int_equal(dbpool_get(pool, 0, &b), 0);
+	assert_ptr_not_equal(a, b);
+	assert_int_equal(count_taps(a), 3);
+	assert_int_equal(count_taps(b), 3);
+	/* Both out: the third waits its time and gives up. */
+	t0 = now_ms();
+	assert_int_equal(dbpool_get(pool, 150, &c), -ETIMEDOUT);
+	dt = now_ms() - t0;
+	assert_null(c);
+	assert_true(dt >= 145 && dt < 2000);
+	/* A waiter on another thread gets the one put back, at once. */
+	memset(&w, 0, sizeof(w));
+	w.pool = pool;
+	assert_int_equal(pthread_create(&th, NULL, waiter_main, &w), 0);
+	nanosleep(&pause, NULL);
+	put_ms = now_ms();
+	dbpool_put(pool, a);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(w.rc, 0);
+	assert_ptr_equal(w.got, a);
+	assert_true(w.ended_ms - put_ms < 1000);
+	dbpool_put(pool, w.got);
+	dbpool_put(pool, b);
+	dbpool_put(pool, NULL);
+	dbpool_free(pool);
+}
+
+static void
+test_sees_writer(void **state)
+{
+	struct dbpool *pool = NULL;
+	struct store *w = NULL, *r = NULL;
+	sqlite3_stmt *stmt = NULL;
+	char path[600];
+
+	(void)state;
+	path_in(path, sizeof(path), "live.db");
+	assert_int_equal(store_open(path, 0, &w), 0);
+	add_taps(w, 2);
+	assert_int_equal(dbpool_new(path, 1, &pool), 0);
+	assert_int_equal(dbpool_get(pool, 0, &r), 0);
+	assert_int_equal(count_taps(r), 2);
+
+	/*
+	 * A statement stepped and left: it holds a read transaction, and
+	 * the reader would not see the writer's next commit through it.
+	 * Putting the connection back ends it.
+	 */
+	assert_int_equal(sqlite3_prepare_v2(store_db(r),
+					    "SELECT id FROM taps ORDER BY id",
+					    -1, &stmt, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+	assert_true(sqlite3_stmt_busy(stmt));
+	assert_int_equal(sqlite3_get_autocommit(store_db(r)), 1);
+	dbpool_put(pool, r);
+	assert_false(sqlite3_stmt_busy(stmt));
+	sqlite3_finalize(stmt);
+
+	/* An explicit transaction left open is rolled back too. */
+	assert_int_equal(dbpool_get(pool, 0, &r), 0);
+	assert_int_equal(sqlite3_exec(store_db(r), "BEGIN", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(count_taps(r), 2);
+	dbpool_put(pool, r);
+	add_taps(w, 3);
+	assert_int_equal(dbpool_get(pool, 0, &r), 0);
+	assert_int_equal(sqlite3_get_autocommit(store_db(r)), 1);
+	assert_int_equal(count_taps(r), 5);
+	/* Read-only for real: the connection refuses to write. */
+	assert_int_not_equal(
+		sqlite3_exec(store_db(r), "DELETE FROM taps", NULL, NULL, NULL),
+		SQLITE_OK);
+	dbpool_put(pool, r);
+	dbpool_free(pool);
+	store_close(w);
+}
+
+static void
+copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buf[8192];
+	ssize_t n;
+	int in, out;
+
+	in = open(from, O_RDONLY);
+	assert_true(in >= 0);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	assert_int_equal(n, 0);
+	close(in);
+	close(out);
+	assert_int_equal(chmod(to, mode), 0);
+}
+
+/*
+ * In a child that became nobody: opens the pool on path and checks what
+ * it reads.  Exits 0 when all is as expected.
+ */
+static int
+child_reads(const char *path, int64_t want, int want_immutable)
+{
+	struct dbpool *pool = NULL;
+	struct store *st = NULL;
+	int64_t n;
+	int imm;
+
+	if (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+	    setresuid(65534, 65534, 65534) != 0)
+		return 10;
+	if (dbpool_new(path, 2, &pool) != 0)
+		return 11;
+	if (dbpool_immutable(pool) != want_immutable)
+		return 12;
+	if (dbpool_get(pool, 0, &st) != 0)
+		return 13;
+	n = count_taps(st);
+	dbpool_put(pool, st);
+	dbpool_free(pool);
+	if (n != want)
+		return 14;
+	/* One connection outside the pool, opened the same way. */
+	st = NULL;
+	imm = -1;
+	if (dbpool_open_store(path, &st, &imm) != 0 || imm != want_immutable)
+		return 15;
+	n = count_taps(st);
+	store_close(st);
+	return n == want ? 0 : 16;
+}
+
+static void
+test_copied_read_only(void **state)
+{
+	struct dbpool *pool = NULL;
+	struct store *st = NULL;
+	char src[600], dir[600], copy[700];
+	int status;
+	pid_t pid;
+
+	(void)state;
+	path_in(src, sizeof(src), "device.db");
+	make_db(src, 7);
+	assert_int_equal(access(src, F_OK), 0);
+
+	/* A copy, mode 444, without its WAL files, in a writable place. */
+	path_in(copy, sizeof(copy), "copy.db");
+	copy_file(src, copy, 0444);
+	assert_int_equal(dbpool_new(copy, 2, &pool), 0);
+	assert_int_equal(dbpool_get(pool, 0, &st), 0);
+	assert_int_equal(count_taps(st), 7);
+	dbpool_put(pool, st);
+	dbpool_free(pool);
+	st = NULL;
+	assert_int_equal(dbpool_open_store(copy, &st, NULL), 0);
+	assert_int_equal(count_taps(st), 7);
+	store_close(st);
+	assert_int_equal(dbpool_open_store(NULL, &st, NULL), -EINVAL);
+
+	/*
+	 * The same in a directory nobody may write, with characters that
+	 * mean something in a URI in its name.  Root may write anywhere,
+	 * so the read-only case is run as nobody in a child.
+	 */
+	path_in(dir, sizeof(dir), "ro 50%?#x");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(copy, sizeof(copy), "%s/taps.db", dir);
+	copy_file(src, copy, 0444);
+	assert_int_equal(chmod(dir, 0555), 0);
+	assert_int_equal(chmod(test_dir, 0755), 0);
+	if (geteuid() != 0) {
+		/* Already unprivileged: this process is the test. */
+		assert_int_equal(dbpool_new(copy, 2, &pool), 0);
+		assert_int_equal(dbpool_immutable(pool), 1);
+		assert_int_equal(dbpool_get(pool, 0, &st), 0);
+		assert_int_equal(count_taps(st), 7);
+		dbpool_put(pool, st);
+		dbpool_free(pool);
+		return;
+	}
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(child_reads(copy, 7, 1));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* Nothing was written next to the copy. */
+	snprintf(copy, sizeof(copy), "%s/taps.db-shm", dir);
+	assert_int_equal(access(copy, F_OK), -1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_checkout),
+		cmocka_unit_test(test_sees_writer),
+		cmocka_unit_test(test_copied_read_only),
+	};
+
+	log_init("test_dbpool", LOG_LEVEL_ERROR);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
