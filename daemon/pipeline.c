@@ -1,0 +1,701 @@
+#include "pipeline.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control.h"
+#include "device.h"
+#include "events.h"
+#include "foreground.h"
+#include "log.h"
+#include "metrics.h"
+#include "status.h"
+#include "store.h"
+#include "tapjson.h"
+
+/* Latencies of one app, for the summary's percentiles. */
+struct app_stats {
+	char *app;
+	uint64_t measured; /* taps and long presses */
+	uint64_t ok;
+	uint64_t no_response;
+	uint64_t other;	 /* truncated, frames_unavailable */
+	int64_t *first;	 /* first_frame of ok taps */
+	int64_t *settle; /* settle of ok taps */
+	size_t n, cap;
+};
+
+/* A gesture waiting for the correlator, by the id the correlator returns. */
+struct pending {
+	struct gesture_record rec;
+	int32_t pid;
+	char *app;
+};
+
+struct pipeline {
+	struct pipeline_config cfg;
+	struct touch *touch;
+	struct gesture *gesture;
+	struct correlate *corr;
+
+	/*
+	 * Gestures handed to the correlator and not yet finalized:
+	 * pending[head..npending), the one at head has id first_pending.
+	 */
+	struct pending *pending;
+	size_t head, npending, cap_pending;
+	uint64_t first_pending;
+
+	int64_t session; /* open session, 0 for none */
+	int have_wall;
+	int64_t wall_offset;
+
+	char **publish; /* JSON of taps stored, not yet committed */
+	size_t npublish, cap_publish;
+
+	struct pipeline_stats st;
+	struct app_stats *apps;
+	size_t napps;
+};
+
+static struct app_stats *
+app_stats_get(struct pipeline *p, const char *app)
+{
+	struct app_stats *a;
+	size_t i;
+
+	if (!app)
+		app = "(unknown)";
+	for (i = 0; i < p->napps; i++)
+		if (strcmp(p->apps[i].app, app) == 0)
+			return &p->apps[i];
+	a = realloc(p->apps, (p->napps + 1) * sizeof(*a));
+	if (!a)
+		return NULL;
+	p->apps = a;
+	a = &p->apps[p->napps];
+	memset(a, 0, sizeof(*a));
+	a->app = strdup(app);
+	if (!a->app)
+		return NULL;
+	p->napps++;
+	return a;
+}
+
+static int
+app_stats_add(struct pipeline *p, const char *app,
+	      const struct correlate_result *res)
+{
+	struct app_stats *a = app_stats_get(p, app);
+	int64_t *f, *s;
+	size_t cap;
+
+	if (!a)
+		return -ENOMEM;
+	a->measured++;
+	switch (res->status) {
+	case CORRELATE_OK:
+		a->ok++;
+		break;
+	case CORRELATE_NO_RESPONSE:
+		a->no_response++;
+		return 0;
+	default:
+		a->other++;
+		return 0;
+	}
+	if (a->n == a->cap) {
+		cap = a->cap ? a->cap * 2 : 64;
+		f = realloc(a->first, cap * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		a->first = f;
+		s = realloc(a->settle, cap * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		a->settle = s;
+		a->cap = cap;
+	}
+	a->first[a->n] = res->first_frame_ns;
+	a->settle[a->n] = res->settle_ns;
+	a->n++;
+	return 0;
+}
+
+static const char *
+status_name(enum correlate_status st)
+{
+	switch (st) {
+	case CORRELATE_OK:
+		return "ok";
+	case CORRELATE_NO_RESPONSE:
+		return "no_response";
+	case CORRELATE_TRUNCATED:
+		return "truncated";
+	case CORRELATE_FRAMES_UNAVAILABLE:
+		break;
+	}
+	return "frames_unavailable";
+}
+
+static unsigned
+store_flags(unsigned gesture_flags, unsigned corr_flags)
+{
+	unsigned f = 0;
+
+	if (gesture_flags & GESTURE_FLAG_INPUT_DROPPED)
+		f |= STORE_FLAG_INPUT_DROPPED;
+	if (corr_flags & CORRELATE_FLAG_BUSY_BEFORE)
+		f |= STORE_FLAG_BUSY_BEFORE;
+	if (corr_flags & CORRELATE_FLAG_SETTLE_CAPPED)
+		f |= STORE_FLAG_SETTLE_CAPPED;
+	if (corr_flags & CORRELATE_FLAG_INTERRUPTED)
+		f |= STORE_FLAG_INTERRUPTED;
+	return f;
+}
+
+static void
+tap_from_record(const struct pipeline *p, struct store_tap *tap,
+		const struct gesture_record *rec, const char *app, int32_t pid)
+{
+	memset(tap, 0, sizeof(*tap));
+	tap->app = app;
+	tap->pid = pid;
+	tap->kind = gesture_kind_name(rec->kind);
+	tap->status = "not_measured";
+	tap->flags = store_flags(rec->flags, 0);
+	tap->t_down_ns = rec->t_down_ns;
+	tap->t_up_ns = rec->t_up_ns;
+	tap->wall_ns = p->have_wall ? rec->t_up_ns + p->wall_offset : -1;
+	tap->session = p->session;
+	tap->x = rec->x;
+	tap->y = rec->y;
+	tap->first_frame_ns = -1;
+	tap->settle_ns = -1;
+}
+
+/*
+ * Stores one gesture with its response frames, counts it in the metrics,
+ * and queues it for the event stream, which gets it once it is committed.
+ */
+static int
+keep_tap(struct pipeline *p, const struct store_tap *tap,
+	 const struct correlate_resp_frame *resp, size_t nresp)
+{
+	struct store_frame frames[64];
+	struct store_frame *fr = nresp ? frames : NULL;
+	cJSON *json = NULL;
+	int64_t id = 0;
+	char *text, **q;
+	size_t i, cap;
+	int rc;
+
+	/* A response burst rarely has more than a few dozen frames. */
+	if (nresp > sizeof(frames) / sizeof(frames[0])) {
+		fr = calloc(nresp, sizeof(*fr));
+		if (!fr)
+			return -ENOMEM;
+	}
+	for (i = 0; i < nresp; i++) {
+		fr[i].start_ns = resp[i].start_ns;
+		fr[i].present_ns = resp[i].present_ns;
+		fr[i].jank = resp[i].jank;
+		fr[i].in_burst = resp[i].in_burst;
+	}
+	rc = store_insert(p->cfg.store, tap, fr, nresp, &id);
+	if (fr && fr != frames)
+		free(fr);
+	if (rc < 0)
+		return rc;
+	if (p->cfg.metrics)
+		metrics_observe_tap(p->cfg.metrics, tap);
+	if (!p->cfg.events)
+		return 0;
+	json = tapjson_new(id, tap);
+	text = json ? cJSON_PrintUnformatted(json) : NULL;
+	cJSON_Delete(json);
+	if (!text)
+		return -ENOMEM;
+	if (p->npublish == p->cap_publish) {
+		cap = p->cap_publish ? p->cap_publish * 2 : 16;
+		q = realloc(p->publish, cap * sizeof(*q));
+		if (!q) {
+			cJSON_free(text);
+			return -ENOMEM;
+		}
+		p->publish = q;
+		p->cap_publish = cap;
+	}
+	p->publish[p->npublish++] = text;
+	return 0;
+}
+
+int
+pipeline_flush(struct pipeline *p)
+{
+	size_t i;
+	int rc;
+
+	if (p->npublish == 0)
+		return 0;
+	rc = store_commit(p->cfg.store);
+	for (i = 0; i < p->npublish; i++) {
+		/* A tap that did not reach the file is not announced. */
+		if (rc == 0)
+			events_publish(p->cfg.events, p->publish[i]);
+		cJSON_free(p->publish[i]);
+	}
+	p->npublish = 0;
+	return rc;
+}
+
+/*
+ * The correlator finalized a tap: store it with its measurements.  Results
+ * come in t_up order, the order the taps went in, so the one finalized is
+ * always the oldest queued.
+ */
+static int
+on_result(void *ctx, const struct correlate_result *res)
+{
+	struct pipeline *p = ctx;
+	struct store_tap tap;
+	struct pending *q;
+	int rc;
+
+	if (p->head == p->npending || res->id != p->first_pending) {
+		log_error("correlator returned tap %" PRIu64 " out of order",
+			  res->id);
+		return -EPROTO;
+	}
+	q = &p->pending[p->head];
+	tap_from_record(p, &tap, &q->rec, q->app, q->pid);
+	tap.status = status_name(res->status);
+	tap.flags = store_flags(q->rec.flags, res->flags);
+	tap.first_frame_ns = res->first_frame_ns;
+	tap.settle_ns = res->settle_ns;
+	tap.frames = res->frames;
+	tap.jank = res->jank;
+	rc = keep_tap(p, &tap, res->resp, res->nresp);
+	if (rc == 0)
+		rc = app_stats_add(p, q->app, res);
+	free(q->app);
+	q->app = NULL;
+	p->head++;
+	p->first_pending++;
+	p->st.finalized++;
+	return rc;
+}
+
+static int
+queue_pending(struct pipeline *p, const struct gesture_record *rec,
+	      const char *app, int32_t pid, uint64_t *id)
+{
+	struct pending *q;
+	size_t cap;
+
+	/* Reclaim the finalized front before growing. */
+	if (p->head > 0 && p->npending == p->cap_pending) {
+		memmove(p->pending, p->pending + p->head,
+			(p->npending - p->head) * sizeof(*p->pending));
+		p->npending -= p->head;
+		p->head = 0;
+	}
+	if (p->npending == p->cap_pending) {
+		cap = p->cap_pending ? p->cap_pending * 2 : 64;
+		q = realloc(p->pending, cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		p->pending = q;
+		p->cap_pending = cap;
+	}
+	q = &p->pending[p->npending];
+	q->rec = *rec;
+	q->pid = pid;
+	q->app = NULL;
+	if (app) {
+		q->app = strdup(app);
+		if (!q->app)
+			return -ENOMEM;
+	}
+	*id = p->first_pending + (p->npending - p->head);
+	p->npending++;
+	return 0;
+}
+
+static int
+on_gesture(struct pipeline *p, const struct gesture_record *rec)
+{
+	const char *app = NULL;
+	struct correlate_tap ct;
+	struct store_tap tap;
+	int32_t pid = 0;
+	uint64_t id;
+	int rc;
+
+	p->st.gestures[rec->kind]++;
+	if (rec->flags & GESTURE_FLAG_INPUT_DROPPED)
+		p->st.dropped_gestures++;
+	if (p->cfg.fg &&
+	    foreground_at(p->cfg.fg, rec->t_up_ns, &pid, &app) < 0) {
+		app = NULL;
+		pid = 0;
+	}
+	if (!app)
+		p->st.unattributed++;
+	if (rec->kind != GESTURE_TAP && rec->kind != GESTURE_LONG_PRESS) {
+		/* Swipes and multi-finger gestures are counted, not measured.
+		 */
+		tap_from_record(p, &tap, rec, app, pid);
+		return keep_tap(p, &tap, NULL, 0);
+	}
+	rc = queue_pending(p, rec, app, pid, &id);
+	if (rc < 0)
+		return rc;
+	memset(&ct, 0, sizeof(ct));
+	ct.id = id;
+	ct.t_down_ns = rec->t_down_ns;
+	ct.t_up_ns = rec->t_up_ns;
+	ct.pid = pid;
+	ct.app = app;
+	return correlate_feed_tap(p->corr, &ct);
+}
+
+static int
+on_touch(void *ctx, const struct touch_point *pt)
+{
+	struct gesture_record rec;
+	struct pipeline *p = ctx;
+	int rc;
+
+	if (pt->phase == TOUCH_DOWN) {
+		if (p->cfg.touch_down)
+			p->cfg.touch_down(p->cfg.ctx, pt->time_ns);
+		rc = correlate_touch_down(p->corr, pt->time_ns);
+		if (rc < 0)
+			return rc;
+	}
+	rc = gesture_feed(p->gesture, pt, &rec);
+	if (rc == 1)
+		rc = on_gesture(p, &rec);
+	return rc;
+}
+
+void
+pipeline_options_init(struct pipeline_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->slop_px = -1;
+	o->slop_dp = -1;
+}
+
+void
+pipeline_configure(struct pipeline_config *cfg,
+		   const struct pipeline_options *o,
+		   const struct device_info *dev, const struct gesture_axis *ax,
+		   const struct gesture_axis *ay)
+{
+	struct gesture_config *g = &cfg->gesture;
+	double density;
+
+	gesture_config_default(g);
+	correlate_config_default(&cfg->correlate);
+	if (o->long_press_ns > 0)
+		g->long_press_ns = o->long_press_ns;
+	if (o->settle_quiet_ns > 0)
+		cfg->correlate.settle_quiet_ns = o->settle_quiet_ns;
+	if (o->settle_cap_ns > 0)
+		cfg->correlate.settle_cap_ns = o->settle_cap_ns;
+	if (dev && dev->have_screen && dev->have_touch) {
+		g->have_mapping = 1;
+		g->x.min = dev->x.min;
+		g->x.max = dev->x.max;
+		g->y.min = dev->y.min;
+		g->y.max = dev->y.max;
+	} else if (dev && dev->have_screen && ax && ay) {
+		/* The input device's own ranges (getevent -p, evdev). */
+		g->have_mapping = 1;
+		g->x = *ax;
+		g->y = *ay;
+	}
+	if (g->have_mapping) {
+		g->width_px = dev->width;
+		g->height_px = dev->height;
+	}
+	/* Android's slop is 8 dp; a dp is dpi/160 px. */
+	density = dev && dev->density_dpi > 0 ? dev->density_dpi / 160.0 : 1.0;
+	if (o->slop_px >= 0)
+		g->slop_px = o->slop_px;
+	else if (o->slop_dp >= 0)
+		g->slop_px = o->slop_dp * density;
+	else
+		g->slop_px = 8.0 * density;
+	if (o->slop_dp >= 0 && !(dev && dev->density_dpi > 0))
+		log_warnx("--slop-dp without a density in device.json: "
+			  "taking 160 dpi (1 dp = 1 px)");
+}
+
+int
+pipeline_new(const struct pipeline_config *cfg, struct pipeline **out)
+{
+	struct pipeline *p;
+	int rc;
+
+	*out = NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->cfg = *cfg;
+	rc = touch_new(&p->touch);
+	if (rc < 0)
+		goto out;
+	rc = gesture_new(&cfg->gesture, &p->gesture);
+	if (rc < 0) {
+		log_error("invalid gesture thresholds");
+		goto out;
+	}
+	rc = correlate_new(&cfg->correlate, &p->corr);
+	if (rc < 0) {
+		log_error("invalid correlation thresholds");
+		goto out;
+	}
+out:
+	if (rc < 0) {
+		pipeline_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+void
+pipeline_free(struct pipeline *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	correlate_free(p->corr);
+	gesture_free(p->gesture);
+	touch_free(p->touch);
+	for (i = p->head; i < p->npending; i++)
+		free(p->pending[i].app);
+	free(p->pending);
+	for (i = 0; i < p->npublish; i++)
+		cJSON_free(p->publish[i]);
+	free(p->publish);
+	for (i = 0; i < p->napps; i++) {
+		free(p->apps[i].app);
+		free(p->apps[i].first);
+		free(p->apps[i].settle);
+	}
+	free(p->apps);
+	free(p);
+}
+
+int
+pipeline_input(struct pipeline *p, const struct touch_event *ev)
+{
+	return touch_feed(p->touch, ev, on_touch, p);
+}
+
+int
+pipeline_input_lost(struct pipeline *p, int64_t t_ns)
+{
+	return touch_flush(p->touch, t_ns, on_touch, p);
+}
+
+int
+pipeline_frame(struct pipeline *p, const struct correlate_frame *f)
+{
+	p->st.frames++;
+	return correlate_feed_frame(p->corr, f);
+}
+
+void
+pipeline_set_coverage(struct pipeline *p, int64_t start_ns)
+{
+	correlate_set_coverage(p->corr, start_ns);
+}
+
+struct correlate *
+pipeline_correlate(struct pipeline *p)
+{
+	return p->corr;
+}
+
+void
+pipeline_set_wall_offset(struct pipeline *p, int64_t offset_ns)
+{
+	p->have_wall = 1;
+	p->wall_offset = offset_ns;
+}
+
+int
+pipeline_advance(struct pipeline *p, int64_t frames_wm, int64_t input_wm)
+{
+	return correlate_advance(p->corr, frames_wm, input_wm, on_result, p);
+}
+
+int
+pipeline_finish(struct pipeline *p, int64_t frames_end, int64_t input_end)
+{
+	return correlate_finish(p->corr, frames_end, input_end, on_result, p);
+}
+
+void
+pipeline_control(void *ctx, struct control_request *req)
+{
+	struct pipeline *p = ctx;
+
+	switch (req->op) {
+	case CONTROL_SESSION_START:
+		/* One session at a time: taps carry a single session id. */
+		if (p->session) {
+			req->rc = -EALREADY;
+			req->result_id = p->session;
+			return;
+		}
+		req->rc =
+			store_session_start(p->cfg.store, req->name,
+					    &req->result_id, &req->started_ns);
+		if (req->rc == 0)
+			p->session = req->result_id;
+		break;
+	case CONTROL_SESSION_STOP:
+		req->rc = store_session_stop(p->cfg.store, req->id,
+					     &req->stopped_ns);
+		req->result_id = req->id;
+		if (req->rc == 0 && req->id == p->session)
+			p->session = 0;
+		break;
+	}
+}
+
+int64_t
+pipeline_session(const struct pipeline *p)
+{
+	return p->session;
+}
+
+int
+pipeline_gesture_in_progress(const struct pipeline *p)
+{
+	return gesture_in_progress(p->gesture);
+}
+
+unsigned
+pipeline_pending(const struct pipeline *p)
+{
+	return correlate_pending(p->corr);
+}
+
+size_t
+pipeline_pending_apps(const struct pipeline *p, const char **apps, size_t max)
+{
+	size_t i, j, n = 0;
+
+	for (i = p->head; i < p->npending && n < max; i++) {
+		if (!p->pending[i].app)
+			continue;
+		for (j = 0; j < n; j++)
+			if (strcmp(apps[j], p->pending[i].app) == 0)
+				break;
+		if (j == n)
+			apps[n++] = p->pending[i].app;
+	}
+	return n;
+}
+
+void
+pipeline_get_stats(const struct pipeline *p, struct pipeline_stats *st)
+{
+	*st = p->st;
+	touch_get_stats(p->touch, &st->touch);
+}
+
+void
+pipeline_fill_status(const struct pipeline *p, struct status_snapshot *s)
+{
+	struct touch_stats ts;
+	int k;
+
+	touch_get_stats(p->touch, &ts);
+	s->input_events = ts.events;
+	s->syn_dropped = ts.syn_dropped;
+	for (k = 0; k < GESTURE_KIND_COUNT; k++)
+		s->gestures[k] = p->st.gestures[k];
+	s->frames_read = p->st.frames;
+	s->taps_pending = correlate_pending(p->corr);
+	s->taps_finalized = p->st.finalized;
+	s->rows_stored = store_added(p->cfg.store);
+	s->rows_lost = store_lost(p->cfg.store);
+	s->session = p->session;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest rank: the smallest value with at least p% of values <= it. */
+static double
+percentile_ms(const int64_t *sorted, size_t n, unsigned pct)
+{
+	size_t rank = (n * pct + 99) / 100;
+
+	if (rank == 0)
+		rank = 1;
+	return sorted[rank - 1] / 1e6;
+}
+
+static void
+print_ms(FILE *out, const int64_t *v, size_t n, unsigned pct)
+{
+	if (n == 0)
+		fprintf(out, " %8s", "-");
+	else
+		fprintf(out, " %8.1f", percentile_ms(v, n, pct));
+}
+
+void
+pipeline_print_apps(struct pipeline *p, FILE *out)
+{
+	struct app_stats *a;
+	size_t i;
+
+	/*
+	 * Per app: gestures measured, how many had no response, how many
+	 * could not be measured (truncated, frames_unavailable), and the
+	 * nearest-rank percentiles of the ok ones.
+	 */
+	fprintf(out, "%-40s %6s %7s %6s  %-26s  %-26s\n", "", "", "", "",
+		"first_frame ms", "settle ms");
+	fprintf(out, "%-40s %6s %7s %6s  %8s %8s %8s  %8s %8s %8s\n", "app",
+		"taps", "no_resp", "other", "p50", "p90", "p99", "p50", "p90",
+		"p99");
+	for (i = 0; i < p->napps; i++) {
+		a = &p->apps[i];
+		if (a->n > 0) {
+			qsort(a->first, a->n, sizeof(*a->first), cmp_i64);
+			qsort(a->settle, a->n, sizeof(*a->settle), cmp_i64);
+		}
+		fprintf(out, "%-40.40s %6" PRIu64 " %7" PRIu64 " %6" PRIu64 " ",
+			a->app, a->measured, a->no_response, a->other);
+		print_ms(out, a->first, a->n, 50);
+		print_ms(out, a->first, a->n, 90);
+		print_ms(out, a->first, a->n, 99);
+		fprintf(out, " ");
+		print_ms(out, a->settle, a->n, 50);
+		print_ms(out, a->settle, a->n, 90);
+		print_ms(out, a->settle, a->n, 99);
+		fprintf(out, "\n");
+	}
+	if (p->napps == 0)
+		fprintf(out, "(no taps or long presses)\n");
+}

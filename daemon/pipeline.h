@@ -1,0 +1,150 @@
+/*
+ * The measuring pipeline shared by replay and the live daemon: touch
+ * events become contacts (touch), contacts become gestures (gesture),
+ * taps and long presses are paired with their app's frames (correlate),
+ * and every gesture is stored (store), counted (metrics) and announced
+ * (events).  Sources feed it; it owns the touch tracker, the classifier
+ * and the correlator.  Single-threaded: everything runs on the ingest
+ * thread, so none of its state needs a lock.
+ */
+#ifndef TAPD_PIPELINE_H
+#define TAPD_PIPELINE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "correlate.h"
+#include "gesture.h"
+#include "touch.h"
+
+struct control_request;
+struct events;
+struct foreground;
+struct metrics;
+struct status;
+struct status_snapshot;
+struct store;
+
+/* The thresholds a user sets (--slop-px, --long-press-ms, ...). */
+struct pipeline_options {
+	double slop_px;		 /* < 0 when not given */
+	double slop_dp;		 /* < 0 when not given */
+	int64_t long_press_ns;	 /* <= 0 for the default */
+	int64_t settle_quiet_ns; /* <= 0 for the default */
+	int64_t settle_cap_ns;	 /* <= 0 for the default */
+};
+
+struct pipeline_config {
+	struct gesture_config gesture;
+	struct correlate_config correlate;
+	struct store *store;	 /* required: the writer */
+	struct foreground *fg;	 /* who is in front; NULL: unknown app */
+	struct metrics *metrics; /* may be NULL */
+	struct events *events;	 /* may be NULL: then nothing is announced */
+	/* Called at every touch-down (the live foreground samples there). */
+	void (*touch_down)(void *ctx, int64_t t_ns);
+	void *ctx;
+};
+
+/* Counters of the pipeline. */
+struct pipeline_stats {
+	uint64_t gestures[GESTURE_KIND_COUNT];
+	uint64_t dropped_gestures; /* touched by a SYN_DROPPED */
+	uint64_t unattributed;	   /* of no known app */
+	uint64_t finalized;	   /* taps and long presses measured */
+	uint64_t frames;	   /* frames fed */
+	struct touch_stats touch;
+};
+
+struct pipeline;
+struct device_info;
+
+/* Sets every option to "not given". */
+void pipeline_options_init(struct pipeline_options *o);
+
+/*
+ * Fills cfg's gesture and correlation parts from the options, device.json
+ * (dev, NULL when none) and the input device's own axis ranges (ax and ay,
+ * NULL when unknown).  Positions map to display px when the screen size
+ * and axis ranges are both known, else stay raw.  The slop is 8 dp unless
+ * set; a dp is density_dpi / 160 px (1 px without a density, with a
+ * warning when --slop-dp was given).
+ */
+void pipeline_configure(struct pipeline_config *cfg,
+			const struct pipeline_options *o,
+			const struct device_info *dev,
+			const struct gesture_axis *ax,
+			const struct gesture_axis *ay);
+
+/*
+ * Returns 0 and sets *out; -EINVAL for thresholds that make no sense
+ * (logged); -ENOMEM.  The pipeline does not own the store, foreground,
+ * metrics or events.
+ */
+int pipeline_new(const struct pipeline_config *cfg, struct pipeline **out);
+
+/* NULL is a no-op.  Taps still pending are dropped: finish first. */
+void pipeline_free(struct pipeline *p);
+
+/* One input event, in time order. */
+int pipeline_input(struct pipeline *p, const struct touch_event *ev);
+
+/*
+ * The input device went away at t_ns: the contacts still down end there,
+ * flagged input_dropped, since their real end was never seen.
+ */
+int pipeline_input_lost(struct pipeline *p, int64_t t_ns);
+
+/* One presented frame, in any order. */
+int pipeline_frame(struct pipeline *p, const struct correlate_frame *f);
+
+/* The frame source covers from start_ns on (correlate_set_coverage()). */
+void pipeline_set_coverage(struct pipeline *p, int64_t start_ns);
+
+/* The correlator, for frame sources that feed it directly. */
+struct correlate *pipeline_correlate(struct pipeline *p);
+
+/*
+ * REALTIME - MONOTONIC, for the wall times of taps; unset, they have
+ * none.  The live daemon refreshes it as the clock is stepped.
+ */
+void pipeline_set_wall_offset(struct pipeline *p, int64_t offset_ns);
+
+/* Finalizes and stores what the watermarks allow (correlate_advance()). */
+int pipeline_advance(struct pipeline *p, int64_t frames_wm, int64_t input_wm);
+
+/*
+ * The end: finalizes everything (correlate_finish()); taps whose window
+ * the data does not cover are stored as truncated.
+ */
+int pipeline_finish(struct pipeline *p, int64_t frames_end, int64_t input_end);
+
+/*
+ * Commits what was stored and announces it on the event stream.  The
+ * caller runs it after each batch of work, or on a short timer.
+ */
+int pipeline_flush(struct pipeline *p);
+
+/* Serves a session request of the API (a control_handler). */
+void pipeline_control(void *p, struct control_request *req);
+
+/* The open session (0 for none). */
+int64_t pipeline_session(const struct pipeline *p);
+
+/* Whether a gesture is in progress, and how many taps wait for frames. */
+int pipeline_gesture_in_progress(const struct pipeline *p);
+unsigned pipeline_pending(const struct pipeline *p);
+
+/* The apps of the taps waiting for frames (for the latency poller). */
+size_t pipeline_pending_apps(const struct pipeline *p, const char **apps,
+			     size_t max);
+
+void pipeline_get_stats(const struct pipeline *p, struct pipeline_stats *st);
+
+/* Fills the pipeline's part of a status snapshot. */
+void pipeline_fill_status(const struct pipeline *p, struct status_snapshot *s);
+
+/* Prints the per-app table: taps, no response, p50/p90/p99 of both. */
+void pipeline_print_apps(struct pipeline *p, FILE *out);
+
+#endif
