@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "live.h"
 #include "log.h"
 #include "parse.h"
 #include "replay.h"
@@ -48,7 +49,8 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: tapd replay [options]\n"
+		"usage: tapd [run] --db PATH [options]\n"
+		"       tapd replay [options]\n"
 		"       tapd serve --db PATH [--listen HOST:PORT] "
 		"[--token-file FILE]\n"
 		"       tapd --version | --help\n"
@@ -95,6 +97,29 @@ usage(FILE *out)
 		"  -v, --verbose          more messages (twice for debug)\n"
 		"  -q, --quiet            errors only\n"
 		"\n"
+		"run (the default) is the live daemon, in the foreground "
+		"until SIGTERM or SIGINT:\n"
+		"  --input evdev[:/dev/input/eventN]   the touch screen "
+		"(default: found by its axes)\n"
+		"  --frames auto|ftl|latency|none      FrameTimeline on "
+		"Android 12+, else dumpsys\n"
+		"  --foreground auto|app:PACKAGE|none  top-app cpuset and "
+		"dumpsys window (auto)\n"
+		"  --db PATH, --listen HOST:PORT, --token-file FILE, "
+		"--device FILE, thresholds as above\n"
+		"  --pidfile FILE         a locked pidfile: a second tapd on "
+		"it refuses to start\n"
+		"  --log-file FILE        log there instead of stderr; SIGHUP "
+		"reopens it\n"
+		"  --retain-days N        delete taps older than N days "
+		"(default 30, 0 keeps all)\n"
+		"  --perfetto-bin P, --dumpsys-bin D, --getprop-bin G\n"
+		"                         the Android tools to run (for tests: "
+		"fakes)\n"
+		"  --sysroot DIR          tests only: read /dev and /proc "
+		"under "
+		"DIR\n"
+		"\n"
 		"serve answers the HTTP API over an existing database, "
 		"read-only, until SIGINT\n"
 		"or SIGTERM; it prints 'listening on http://HOST:PORT' first.\n"
@@ -129,6 +154,77 @@ opt_slop(const char *name, const char *arg, double *out)
 	return 0;
 }
 
+/* Options every command shares: thresholds and verbosity. */
+enum {
+	OPT_SLOP_PX = 200,
+	OPT_SLOP_DP,
+	OPT_LONG_PRESS,
+	OPT_QUIET_MS,
+	OPT_CAP_MS,
+};
+
+#define THRESHOLD_OPTIONS                                                      \
+	{"slop-px", required_argument, NULL, OPT_SLOP_PX},                     \
+		{"slop-dp", required_argument, NULL, OPT_SLOP_DP},             \
+		{"long-press-ms", required_argument, NULL, OPT_LONG_PRESS},    \
+		{"settle-quiet-ms", required_argument, NULL, OPT_QUIET_MS},    \
+		{"settle-cap-ms", required_argument, NULL, OPT_CAP_MS},        \
+		{"verbose", no_argument, NULL, 'v'},                           \
+		{"quiet", no_argument, NULL, 'q'},                             \
+	{                                                                      \
+		"help", no_argument, NULL, 'h'                                 \
+	}
+
+/*
+ * Handles an option of THRESHOLD_OPTIONS: returns 1 when it was one, 0
+ * when it was not, -1 on a bad value (logged).
+ */
+static int
+common_option(int c, struct pipeline_options *t, int *level)
+{
+	switch (c) {
+	case OPT_SLOP_PX:
+		return opt_slop("--slop-px", optarg, &t->slop_px) < 0 ? -1 : 1;
+	case OPT_SLOP_DP:
+		return opt_slop("--slop-dp", optarg, &t->slop_dp) < 0 ? -1 : 1;
+	case OPT_LONG_PRESS:
+		return opt_ms("--long-press-ms", optarg, 1, 60000,
+			      &t->long_press_ns) < 0
+			       ? -1
+			       : 1;
+	case OPT_QUIET_MS:
+		return opt_ms("--settle-quiet-ms", optarg, 1, 60000,
+			      &t->settle_quiet_ns) < 0
+			       ? -1
+			       : 1;
+	case OPT_CAP_MS:
+		return opt_ms("--settle-cap-ms", optarg, 1, 600000,
+			      &t->settle_cap_ns) < 0
+			       ? -1
+			       : 1;
+	case 'v':
+		if (*level < LOG_LEVEL_DEBUG)
+			(*level)++;
+		log_set_level(*level);
+		return 1;
+	case 'q':
+		*level = LOG_LEVEL_ERROR;
+		log_set_level(*level);
+		return 1;
+	}
+	return 0;
+}
+
+static int
+check_thresholds(const struct pipeline_options *t)
+{
+	if (t->slop_px >= 0 && t->slop_dp >= 0) {
+		log_error("--slop-px and --slop-dp do not go together");
+		return -1;
+	}
+	return 0;
+}
+
 static int
 cmd_replay(int argc, char **argv)
 {
@@ -139,11 +235,6 @@ cmd_replay(int argc, char **argv)
 		OPT_FOREGROUND,
 		OPT_DEVICE,
 		OPT_DB,
-		OPT_SLOP_PX,
-		OPT_SLOP_DP,
-		OPT_LONG_PRESS,
-		OPT_QUIET_MS,
-		OPT_CAP_MS,
 		OPT_LISTEN,
 		OPT_TOKEN_FILE,
 		OPT_PACE,
@@ -155,17 +246,10 @@ cmd_replay(int argc, char **argv)
 		{"foreground", required_argument, NULL, OPT_FOREGROUND},
 		{"device", required_argument, NULL, OPT_DEVICE},
 		{"db", required_argument, NULL, OPT_DB},
-		{"slop-px", required_argument, NULL, OPT_SLOP_PX},
-		{"slop-dp", required_argument, NULL, OPT_SLOP_DP},
-		{"long-press-ms", required_argument, NULL, OPT_LONG_PRESS},
-		{"settle-quiet-ms", required_argument, NULL, OPT_QUIET_MS},
-		{"settle-cap-ms", required_argument, NULL, OPT_CAP_MS},
 		{"listen", required_argument, NULL, OPT_LISTEN},
 		{"token-file", required_argument, NULL, OPT_TOKEN_FILE},
 		{"pace", required_argument, NULL, OPT_PACE},
-		{"verbose", no_argument, NULL, 'v'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
+		THRESHOLD_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	struct replay_options o;
@@ -194,24 +278,6 @@ cmd_replay(int argc, char **argv)
 		case OPT_DB:
 			o.db = optarg;
 			break;
-		case OPT_SLOP_PX:
-			rc = opt_slop("--slop-px", optarg, &o.slop_px);
-			break;
-		case OPT_SLOP_DP:
-			rc = opt_slop("--slop-dp", optarg, &o.slop_dp);
-			break;
-		case OPT_LONG_PRESS:
-			rc = opt_ms("--long-press-ms", optarg, 1, 60000,
-				    &o.long_press_ns);
-			break;
-		case OPT_QUIET_MS:
-			rc = opt_ms("--settle-quiet-ms", optarg, 1, 60000,
-				    &o.settle_quiet_ns);
-			break;
-		case OPT_CAP_MS:
-			rc = opt_ms("--settle-cap-ms", optarg, 1, 600000,
-				    &o.settle_cap_ns);
-			break;
 		case OPT_LISTEN:
 			o.listen = optarg;
 			break;
@@ -226,21 +292,16 @@ cmd_replay(int argc, char **argv)
 				rc = -EINVAL;
 			}
 			break;
-		case 'v':
-			if (level < LOG_LEVEL_DEBUG)
-				level++;
-			log_set_level(level);
-			break;
-		case 'q':
-			level = LOG_LEVEL_ERROR;
-			log_set_level(level);
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			rc = common_option(c, &o.thresholds, &level);
+			if (rc == 0) {
+				usage(stderr);
+				return 2;
+			}
+			break;
 		}
 		if (rc < 0)
 			return 2;
@@ -249,10 +310,8 @@ cmd_replay(int argc, char **argv)
 		log_error("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
-	if (o.slop_px >= 0 && o.slop_dp >= 0) {
-		log_error("--slop-px and --slop-dp do not go together");
+	if (check_thresholds(&o.thresholds) < 0)
 		return 2;
-	}
 	if (!o.db) {
 		log_error("replay needs --db PATH");
 		return 2;
@@ -364,6 +423,7 @@ main(int argc, char **argv)
 		return cmd_replay(argc - 1, argv + 1);
 	if (strcmp(cmd, "serve") == 0)
 		return cmd_serve(argc - 1, argv + 1);
+
 	log_error("unknown command '%s'", cmd);
 	usage(stderr);
 	return 2;

@@ -56,11 +56,7 @@ void
 replay_options_init(struct replay_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
-	opts->slop_px = -1;
-	opts->slop_dp = -1;
-	opts->long_press_ns = -1;
-	opts->settle_quiet_ns = -1;
-	opts->settle_cap_ns = -1;
+	pipeline_options_init(&opts->thresholds);
 }
 
 /* Joins dir and name into a new string; NULL when out of memory. */
@@ -546,12 +542,7 @@ replay_run(const struct replay_options *opts, FILE *out)
 			goto out;
 	}
 
-	pipeline_options_init(&po);
-	po.slop_px = opts->slop_px;
-	po.slop_dp = opts->slop_dp;
-	po.long_press_ns = opts->long_press_ns;
-	po.settle_quiet_ns = opts->settle_quiet_ns;
-	po.settle_cap_ns = opts->settle_cap_ns;
+	po = opts->thresholds;
 	/* The log's own "getevent -p" block gives the ranges, if it has one. */
 	if (getevent_get_axis(r.input, ABS_MT_POSITION_X, &gx) == 0 &&
 	    getevent_get_axis(r.input, ABS_MT_POSITION_Y, &gy) == 0) {

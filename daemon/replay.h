@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pipeline.h"
+
 struct replay_options {
 	/*
 	 * A recorded-session directory: input.getevent, frames.pftrace or
@@ -25,11 +27,8 @@ struct replay_options {
 	const char *foreground; /* "log:FILE" or "app:PACKAGE" */
 	const char *device;	/* device.json */
 	const char *db;		/* the database to write (required) */
-	double slop_px;		/* < 0 when not given */
-	double slop_dp;		/* < 0 when not given */
-	int64_t long_press_ns;	/* < 0 for the default */
-	int64_t settle_quiet_ns;
-	int64_t settle_cap_ns;
+	struct pipeline_options
+		thresholds; /* --slop-px, --long-press-ms, ... */
 	/*
 	 * Serve the HTTP API while replaying ("HOST:PORT"), and afterwards
 	 * until *stop is set; NULL for none.  token_file as for api_config.

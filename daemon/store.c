@@ -1278,3 +1278,82 @@ store_db(struct store *st)
 {
 	return st->db;
 }
+
+int
+store_retain(struct store *st, int64_t before_wall_ns, unsigned batch,
+	     int64_t *deleted)
+{
+	const int64_t day_ns = INT64_C(86400) * 1000000000;
+	sqlite3_stmt *stmt = NULL;
+	int64_t cutoff;
+	int rc;
+
+	*deleted = 0;
+	if (st->readonly)
+		return store_refuse_readonly(st, "delete from");
+	if (before_wall_ns <= 0 || batch == 0)
+		return -EINVAL;
+	cutoff = before_wall_ns - before_wall_ns % day_ns;
+	/* Taps of the open batch are the newest: commit them first. */
+	rc = store_commit(st);
+	if (rc < 0)
+		return rc;
+	rc = sqlite3_prepare_v2(st->db,
+				"DELETE FROM taps WHERE id IN (SELECT id FROM "
+				"taps WHERE wall_ns < ?1 ORDER BY wall_ns "
+				"LIMIT ?2)",
+				-1, &stmt, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 1, cutoff);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 2, batch);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc != SQLITE_DONE) {
+		rc = store_fail(st, rc, "delete old taps from");
+		goto out;
+	}
+	*deleted = sqlite3_changes64(st->db);
+	rc = 0;
+	if (*deleted > 0)
+		goto out;
+	/*
+	 * The taps are gone; their histogram rows go in one statement, as
+	 * the cutoff is a whole day every span's row starts before it or at
+	 * it.
+	 */
+	sqlite3_finalize(stmt);
+	stmt = NULL;
+	rc = sqlite3_prepare_v2(st->db,
+				"DELETE FROM tap_hist WHERE minute < ?1", -1,
+				&stmt, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 1, cutoff / 60000000000LL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc != SQLITE_DONE) {
+		rc = store_fail(st, rc, "delete old histograms from");
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+int
+store_maintain(struct store *st)
+{
+	int rc;
+
+	if (st->readonly)
+		return store_refuse_readonly(st, "maintain");
+	rc = store_commit(st);
+	if (rc == 0)
+		rc = store_exec(st, "PRAGMA incremental_vacuum(2000)",
+				"vacuum");
+	if (rc == 0)
+		rc = store_exec(st, "PRAGMA wal_checkpoint(TRUNCATE)",
+				"checkpoint");
+	return rc;
+}

@@ -236,4 +236,23 @@ int store_hist_edges(int bucket, int64_t *lo, int64_t *hi);
 struct sqlite3;
 struct sqlite3 *store_db(struct store *st);
 
+/*
+ * Retention: deletes at most batch taps (and their response frames) whose
+ * wall time is before before_wall_ns, rounded down to a whole UTC day so
+ * the histogram's minute, hour and day rows go with them exactly; when no
+ * such tap is left, deletes those histogram rows too.  One short write
+ * transaction, so the caller runs it in small steps on a timer.  Taps
+ * without a wall time are never deleted.  Sets *deleted (taps) and
+ * returns 0, or a negative errno; -EROFS on a read-only store.
+ */
+int store_retain(struct store *st, int64_t before_wall_ns, unsigned batch,
+		 int64_t *deleted);
+
+/*
+ * After retention: gives freed pages back to the file system
+ * (incremental_vacuum) and truncates the WAL (wal_checkpoint(TRUNCATE)).
+ * Returns 0 or a negative errno.
+ */
+int store_maintain(struct store *st);
+
 #endif

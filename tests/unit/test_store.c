@@ -1282,6 +1282,68 @@ test_sessions(void **state)
 	store_close(ro);
 }
 
+/*
+ * Retention deletes whole days of taps, in batches, with their frames and
+ * histogram rows, and leaves the rest (and taps without a wall time)
+ * alone.
+ */
+static void
+test_retention(void **state)
+{
+	const int64_t day = INT64_C(86400) * 1000000000;
+	const int64_t day0 = INT64_C(20000) * day; /* a UTC midnight */
+	struct store_frame fr[2] = {{1080000000, 1120000000, 0, 1},
+				    {1100000000, 1140000000, 0, 1}};
+	struct store *st = NULL;
+	struct store_tap t;
+	char path[600];
+	int64_t deleted, total = 0, id;
+	sqlite3 *db;
+	int i, rc;
+
+	(void)state;
+	path_of(path, sizeof(path), "retention.db");
+	assert_int_equal(store_open(path, 0, &st), 0);
+	/* Ten taps a day over five days, noon to afternoon. */
+	for (i = 0; i < 50; i++) {
+		t = sample_tap();
+		t.wall_ns = day0 + (i / 10) * day + day / 2 + i * 1000000000LL;
+		t.frames = 2;
+		assert_int_equal(store_insert(st, &t, fr, 2, &id), 0);
+	}
+	t = sample_tap();
+	t.wall_ns = -1;
+	assert_int_equal(store_insert(st, &t, NULL, 0, &id), 0);
+	assert_int_equal(store_commit(st), 0);
+
+	/* Keep from the middle of day 3 on: days 0..2 go, rounded down. */
+	do {
+		rc = store_retain(st, day0 + 3 * day + day / 3, 7, &deleted);
+		assert_int_equal(rc, 0);
+		assert_true(deleted <= 7);
+		total += deleted;
+	} while (deleted > 0);
+	assert_int_equal(total, 30);
+	assert_int_equal(store_maintain(st), 0);
+	store_close(st);
+
+	db = raw_open(path, SQLITE_OPEN_READONLY);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM taps"), 21);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM taps WHERE "
+				     "wall_ns IS NULL"),
+			 1);
+	/* The frames went with their taps. */
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM tap_frames"), 40);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM tap_frames WHERE "
+				     "tap_id NOT IN (SELECT id FROM taps)"),
+			 0);
+	/* Histogram rows: only the kept days, and they count 20 taps. */
+	assert_int_equal(hist_sum(db, "*", 0, 1440), 20);
+	assert_int_equal(hist_sum(db, "*", 0, 1), 20);
+	assert_int_equal(hist_sum(db, "com.example.app", 1, 60), 20);
+	sqlite3_close(db);
+}
+
 int
 main(void)
 {
@@ -1307,6 +1369,7 @@ main(void)
 		cmocka_unit_test(test_hist_maintained),
 		cmocka_unit_test(test_migration_backfill),
 		cmocka_unit_test(test_sessions),
+		cmocka_unit_test(test_retention),
 	};
 
 	log_init("test_store", LOG_LEVEL_WARN);

@@ -1,0 +1,65 @@
+/*
+ * The ingest thread's event loop: one epoll set over the sources' fds,
+ * periodic timers (timerfd) and signals (signalfd).  Callbacks run on the
+ * loop's thread, one at a time, so what they touch needs no lock.
+ */
+#ifndef TAPD_LOOP_H
+#define TAPD_LOOP_H
+
+#include <stdint.h>
+
+struct loop;
+
+/* An fd is ready (events: EPOLLIN, EPOLLHUP, ...); < 0 stops the loop. */
+typedef int (*loop_fd_cb)(void *ctx, uint32_t events);
+/* A timer fired; < 0 stops the loop. */
+typedef int (*loop_timer_cb)(void *ctx);
+/* A signal arrived; < 0 stops the loop. */
+typedef int (*loop_signal_cb)(void *ctx, int signo);
+
+/* Returns 0 and sets *out, or a negative errno.  Free with loop_free(). */
+int loop_new(struct loop **out);
+
+/*
+ * Frees the loop and the timer and signal fds it made; fds given with
+ * loop_add_fd() stay open (they are the caller's).  Signals taken with
+ * loop_add_signals() are unblocked again.  NULL is a no-op.
+ */
+void loop_free(struct loop *l);
+
+/* Watches fd for events (EPOLLIN...).  Returns 0 or a negative errno. */
+int loop_add_fd(struct loop *l, int fd, uint32_t events, loop_fd_cb cb,
+		void *ctx);
+
+/* Stops watching fd.  Returns 0 or a negative errno. */
+int loop_del_fd(struct loop *l, int fd);
+
+/*
+ * Calls cb every interval_ms (CLOCK_MONOTONIC), first after interval_ms.
+ * Returns 0 or a negative errno.
+ */
+int loop_add_timer(struct loop *l, int64_t interval_ms, loop_timer_cb cb,
+		   void *ctx);
+
+/*
+ * Takes the signals in sigs[0..n) from normal delivery (blocks them in
+ * the calling thread, which threads started later inherit) and delivers
+ * them to cb through the loop.  Returns 0 or a negative errno.
+ */
+int loop_add_signals(struct loop *l, const int *sigs, unsigned n,
+		     loop_signal_cb cb, void *ctx);
+
+/*
+ * Runs until loop_stop() or a callback returns < 0.  Returns 0, or the
+ * first negative value a callback returned.
+ */
+int loop_run(struct loop *l);
+
+/* Ends loop_run() once the current callback returns. */
+void loop_stop(struct loop *l);
+
+/* CLOCK_MONOTONIC and CLOCK_REALTIME now, in ns. */
+int64_t loop_now_ns(void);
+int64_t loop_realtime_ns(void);
+
+#endif
