@@ -10,13 +10,11 @@
 #include <sys/stat.h>
 
 #include "api_request.h"
+#include "version.h"
 #include "gesture.h"
 #include "status.h"
 #include "timeparse.h"
 
-#ifndef TAPD_VERSION
-#define TAPD_VERSION "unknown"
-#endif
 
 static const char *const api_health_params[] = {NULL};
 
@@ -228,7 +226,7 @@ api_health_get(struct api_request *rq)
 	root = cJSON_CreateObject();
 	/* "status" comes first for a reader's eye; its value is set last. */
 	state = cJSON_AddStringToObject(root, "status", "ok");
-	if (!state || !cJSON_AddStringToObject(root, "version", TAPD_VERSION))
+	if (!state || !cJSON_AddStringToObject(root, "version", tapd_version))
 		goto out;
 	rc = api_health_live(root, status ? &snap : NULL,
 			     api_request_started_ns(rq), &degraded);

@@ -13,6 +13,7 @@
 
 #include "live.h"
 #include "log.h"
+#include "version.h"
 #include "parse.h"
 #include "replay.h"
 #include "serve.h"
@@ -113,6 +114,8 @@ usage(FILE *out)
 		"reopens it\n"
 		"  --retain-days N        delete taps older than N days "
 		"(default 30, 0 keeps all)\n"
+		"  --trace-dir DIR        where perfetto writes (default "
+		"/data/misc/perfetto-traces)\n"
 		"  --perfetto-bin P, --dumpsys-bin D, --getprop-bin G\n"
 		"                         the Android tools to run (for tests: "
 		"fakes)\n"
@@ -329,6 +332,137 @@ cmd_replay(int argc, char **argv)
 }
 
 static int
+cmd_run(int argc, char **argv)
+{
+	enum {
+		OPT_INPUT = 256,
+		OPT_FRAMES,
+		OPT_FOREGROUND,
+		OPT_DEVICE,
+		OPT_DB,
+		OPT_LISTEN,
+		OPT_TOKEN_FILE,
+		OPT_PIDFILE,
+		OPT_LOG_FILE,
+		OPT_RETAIN,
+		OPT_SYSROOT,
+		OPT_PERFETTO,
+		OPT_DUMPSYS,
+		OPT_GETPROP,
+		OPT_TRACE_DIR,
+	};
+	static const struct option longopts[] = {
+		{"input", required_argument, NULL, OPT_INPUT},
+		{"frames", required_argument, NULL, OPT_FRAMES},
+		{"foreground", required_argument, NULL, OPT_FOREGROUND},
+		{"device", required_argument, NULL, OPT_DEVICE},
+		{"db", required_argument, NULL, OPT_DB},
+		{"listen", required_argument, NULL, OPT_LISTEN},
+		{"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+		{"pidfile", required_argument, NULL, OPT_PIDFILE},
+		{"log-file", required_argument, NULL, OPT_LOG_FILE},
+		{"retain-days", required_argument, NULL, OPT_RETAIN},
+		{"sysroot", required_argument, NULL, OPT_SYSROOT},
+		{"perfetto-bin", required_argument, NULL, OPT_PERFETTO},
+		{"dumpsys-bin", required_argument, NULL, OPT_DUMPSYS},
+		{"getprop-bin", required_argument, NULL, OPT_GETPROP},
+		{"trace-dir", required_argument, NULL, OPT_TRACE_DIR},
+		THRESHOLD_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	struct live_options o;
+	int level = LOG_LEVEL_WARN;
+	int64_t days;
+	int c, rc = 0;
+
+	live_options_init(&o);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_INPUT:
+			o.input = optarg;
+			break;
+		case OPT_FRAMES:
+			o.frames = optarg;
+			break;
+		case OPT_FOREGROUND:
+			o.foreground = optarg;
+			break;
+		case OPT_DEVICE:
+			o.device = optarg;
+			break;
+		case OPT_DB:
+			o.db = optarg;
+			break;
+		case OPT_LISTEN:
+			o.listen = optarg;
+			break;
+		case OPT_TOKEN_FILE:
+			o.token_file = optarg;
+			break;
+		case OPT_PIDFILE:
+			o.pidfile = optarg;
+			break;
+		case OPT_LOG_FILE:
+			o.log_file = optarg;
+			break;
+		case OPT_RETAIN:
+			if (parse_int64(optarg, 0, 36500, &days) < 0) {
+				log_error(
+					"invalid --retain-days '%s': expected "
+					"a whole number from 0 (keep all) to "
+					"36500",
+					optarg);
+				rc = -1;
+			}
+			o.retain_days = (int)days;
+			break;
+		case OPT_SYSROOT:
+			o.sysroot = optarg;
+			break;
+		case OPT_PERFETTO:
+			o.perfetto_bin = optarg;
+			break;
+		case OPT_DUMPSYS:
+			o.dumpsys_bin = optarg;
+			break;
+		case OPT_GETPROP:
+			o.getprop_bin = optarg;
+			break;
+		case OPT_TRACE_DIR:
+			o.trace_dir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			rc = common_option(c, &o.thresholds, &level);
+			if (rc == 0) {
+				usage(stderr);
+				return 2;
+			}
+			break;
+		}
+		if (rc < 0)
+			return 2;
+	}
+	if (optind < argc) {
+		log_error("unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	if (check_thresholds(&o.thresholds) < 0)
+		return 2;
+	if (!o.db) {
+		log_error("run needs --db PATH");
+		return 2;
+	}
+	rc = live_run(&o);
+	if (rc == -EINVAL)
+		return 2;
+	return rc < 0 ? 1 : 0;
+}
+
+static int
 cmd_serve(int argc, char **argv)
 {
 	enum {
@@ -416,14 +550,18 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "--version") == 0) {
-		printf("tapd %s\n", TAPD_VERSION);
+		printf("tapd %s\n", tapd_version);
 		return 0;
 	}
 	if (strcmp(cmd, "replay") == 0)
 		return cmd_replay(argc - 1, argv + 1);
 	if (strcmp(cmd, "serve") == 0)
 		return cmd_serve(argc - 1, argv + 1);
-
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(argc - 1, argv + 1);
+	/* Options without a command: the live daemon, the default. */
+	if (cmd[0] == '-')
+		return cmd_run(argc, argv);
 	log_error("unknown command '%s'", cmd);
 	usage(stderr);
 	return 2;

@@ -26,13 +26,11 @@
 #include <time.h>
 
 #include "log.h"
+#include "version.h"
 #include "metrics.h"
 #include "status.h"
 #include "store.h"
 
-#ifndef TAPD_VERSION
-#define TAPD_VERSION "unknown"
-#endif
 
 #define METRICS_APP_CAP 500
 #define METRICS_APP_MAX 255
@@ -820,7 +818,7 @@ metrics_render(struct metrics *m, const struct status_snapshot *snap,
 	metrics_family(&b, "tapd_build_info", "gauge",
 		       "Always 1; the label names the version of tapd.");
 	metrics_puts(&b, "tapd_build_info{version=\"");
-	metrics_put_label(&b, TAPD_VERSION);
+	metrics_put_label(&b, tapd_version);
 	metrics_puts(&b, "\"} 1\n");
 
 	start = snap != NULL ? snap->started_wall_ns

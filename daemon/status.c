@@ -88,7 +88,8 @@ status_set_source(struct status *st, enum status_source src,
 	struct status_source_state s;
 	va_list ap;
 
-	if ((unsigned)src >= STATUS_SOURCE_COUNT)
+	/* Sources take an optional status: without one there is no report. */
+	if (!st || (unsigned)src >= STATUS_SOURCE_COUNT)
 		return;
 	memset(&s, 0, sizeof(s));
 	s.health = health;

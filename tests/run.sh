@@ -5,6 +5,7 @@
 # own, and any other program counts as one case that passes when it exits 0.
 pass=0
 fail=0
+skip=0
 failed=""
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -16,6 +17,8 @@ for t in "$@"; do
 	rc=$?
 	cat "$out"
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$out" | tail -n 1)
+	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test(s)\./\1/p' "$out" | tail -n 1)
+	skip=$((skip + ${s:-0}))
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$out" | tail -n 1)
 	if [ -z "$p" ] && [ -z "$f" ]; then
 		line=$(sed -n 's/^[A-Za-z0-9_-]*:* *\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' "$out" | tail -n 1)
@@ -40,5 +43,5 @@ for t in "$@"; do
 	[ "$rc" -eq 0 ] || failed="$failed $t"
 done
 [ -z "$failed" ] || echo "failing:$failed"
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ] && [ -z "$failed" ]

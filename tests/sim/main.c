@@ -8,6 +8,12 @@
  *   tapd-sim list [--describe]
  *   tapd-sim gen --scenario NAME --seed N --out DIR [--duration SECONDS]
  *   tapd-sim check --truth DIR/truth.json --db PATH [--verbose]
+ *   tapd-sim fake-perfetto|fake-dumpsys|fake-getprop ARGS...
+ *
+ * The fakes stand in for Android's tools in tests of the live daemon
+ * (fake_perfetto.h, fake_android.h).  Invoked through a link named
+ * perfetto, dumpsys or getprop, tapd-sim is that fake, so a test can put
+ * the link where the daemon expects the real program.
  *
  * Exit status: 0 done (check: everything matches), 1 check found
  * differences or gen failed, 2 bad arguments or unreadable files.
@@ -20,6 +26,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "fake_android.h"
+#include "fake_perfetto.h"
 #include "msg.h"
 #include "scenario.h"
 #include "session.h"
@@ -32,7 +40,9 @@ usage(FILE *out)
 		"usage: tapd-sim list [--describe]\n"
 		"       tapd-sim gen --scenario NAME --seed N --out DIR "
 		"[--duration SECONDS]\n"
-		"       tapd-sim check --truth FILE --db PATH [--verbose]\n");
+		"       tapd-sim check --truth FILE --db PATH [--verbose]\n"
+		"       tapd-sim fake-perfetto|fake-dumpsys|fake-getprop "
+		"ARGS...\n");
 }
 
 static int
@@ -176,6 +186,15 @@ cmd_check(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+	const char *base = strrchr(argv[0], '/');
+
+	base = base ? base + 1 : argv[0];
+	if (strcmp(base, "perfetto") == 0)
+		return fake_perfetto_main(argc, argv);
+	if (strcmp(base, "dumpsys") == 0)
+		return fake_android_dumpsys(argc, argv);
+	if (strcmp(base, "getprop") == 0)
+		return fake_android_getprop(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -186,6 +205,12 @@ main(int argc, char **argv)
 		return cmd_gen(argc - 1, argv + 1);
 	if (strcmp(argv[1], "check") == 0)
 		return cmd_check(argc - 1, argv + 1);
+	if (strcmp(argv[1], "fake-perfetto") == 0)
+		return fake_perfetto_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "fake-dumpsys") == 0)
+		return fake_android_dumpsys(argc - 1, argv + 1);
+	if (strcmp(argv[1], "fake-getprop") == 0)
+		return fake_android_getprop(argc - 1, argv + 1);
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
 		return 0;

@@ -1,0 +1,161 @@
+/*
+ * Live foreground tracking on Android: which app is on top, sampled from
+ * the top-app cpuset and appended to a foreground timeline at each change.
+ *
+ * A sample reads <sysroot>/dev/cpuset/top-app/cgroup.procs, then for each
+ * pid /proc/<pid>/stat (its start time).  A pid seen before with the same
+ * start time is answered from a cache; a new one, or a reused pid, is read
+ * from /proc/<pid>/cmdline (the process name: its first NUL-terminated
+ * argument, less any ":service" suffix, is the package) and
+ * /proc/<pid>/status (the uid).  App processes are the candidates: a name
+ * of [A-Za-z0-9._] holding a dot and, when the uid is known, an app id
+ * (uid % 100000) of at least 10000, or 1000 or 1001 (Settings and Phone
+ * share the system and radio uids).  Native processes (paths, or dotted
+ * names such as "media.codec" with daemon uids), system_server and kernel
+ * threads are ignored.  Processes of one package (com.foo and
+ * com.foo:remote) count once, as the main process when it is there.
+ *
+ * Which candidate is the foreground:
+ *  - com.android.systemui joins top-app while it shows top UI (the shade,
+ *    animations), so it is chosen only when it is the only candidate;
+ *  - one other package: that one;
+ *  - several (split screen, a launcher animating, an app starting): the
+ *    focus that `<dumpsys_bin> window` prints (mCurrentFocus first, then
+ *    mFocusedApp, in every spelling Android 4 to 15 uses).  dumpsys runs
+ *    as a child (argv, no shell) with a timeout, only when that set of
+ *    candidates changed or the last answer is older than the refresh
+ *    period, since it costs a binder dump of system_server;
+ *  - when dumpsys fails, times out or names none of them, the fallback
+ *    rule picks, and the health says degraded and why: the lowest
+ *    /proc/<pid>/oom_score_adj (0 is the top app, 100 a visible one such
+ *    as a launcher animating), then the current foreground, then the
+ *    newest process, then the lowest pid.  After a failure dumpsys
+ *    waits 1 s, doubling up to a minute, even when the set changes: a
+ *    hanging dumpsys must not stall every sample.
+ *  - no candidate at all (screen off, only native processes): nothing is
+ *    appended; the last switch stays in force.
+ *
+ * Beyond its few file reads, a sample blocks only while dumpsys runs, and
+ * never longer than dumpsys_timeout_ms.  Health goes to
+ * STATUS_SOURCE_FOREGROUND, kind "top-app". Not thread-safe: one thread owns
+ * the object.
+ */
+#ifndef TAPD_FOREGROUND_LIVE_H
+#define TAPD_FOREGROUND_LIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "foreground.h"
+
+struct status;
+
+/* Largest number of pids of top-app looked at in one sample. */
+#define FOREGROUND_LIVE_PIDS_MAX 512
+
+struct foreground_live_config {
+	/* Prefix of every /dev and /proc path (tests only); NULL or "". */
+	const char *sysroot;
+	/* The dumpsys program, searched in PATH; NULL for "dumpsys". */
+	const char *dumpsys_bin;
+	/* How long dumpsys may take before it is killed; 0 for 500 ms. */
+	int dumpsys_timeout_ms;
+	/*
+	 * How long the focus dumpsys gave stays good for an unchanged set of
+	 * candidates; 0 for 5000 ms.
+	 */
+	int dumpsys_refresh_ms;
+	/* Where the health of STATUS_SOURCE_FOREGROUND goes; may be NULL. */
+	struct status *status;
+};
+
+/* Counters since foreground_live_new(). */
+struct foreground_live_stats {
+	uint64_t samples;	   /* foreground_live_sample() calls */
+	uint64_t switches;	   /* switches appended to the timeline */
+	uint64_t dumpsys_calls;	   /* dumpsys children started */
+	uint64_t dumpsys_failures; /* failed, timed out or killed */
+	uint64_t dumpsys_unnamed;  /* ran fine but named no candidate */
+	uint64_t fallbacks;	   /* choices made by the fallback rule */
+	uint64_t cache_hits;	   /* pids answered from the cache */
+	uint64_t cache_misses;	   /* pids read from /proc */
+	uint64_t vanished;	   /* pids gone before /proc was read */
+	uint64_t proc_errors;	   /* pids whose /proc files were unreadable */
+	uint64_t garbage;	   /* cgroup.procs lines that are not pids */
+	uint64_t dropped_pids;	   /* pids past FOREGROUND_LIVE_PIDS_MAX */
+	uint64_t add_errors;	   /* switches the timeline refused */
+};
+
+struct foreground_live;
+
+/*
+ * Makes a tracker that appends to timeline, which the caller owns and
+ * must keep until foreground_live_free().  Reads nothing yet.  Returns 0
+ * and sets *out, -EINVAL for a bad config or a sysroot path too long, or
+ * -ENOMEM.
+ */
+int foreground_live_new(const struct foreground_live_config *cfg,
+			struct foreground *timeline,
+			struct foreground_live **out);
+
+/* NULL is a no-op.  The timeline is left alone. */
+void foreground_live_free(struct foreground_live *fl);
+
+/*
+ * Samples the foreground at now_ns (CLOCK_MONOTONIC), and appends
+ * (now_ns, pid, package) to the timeline when the foreground differs from
+ * the last one this tracker appended.  Returns 0 (also when top-app holds
+ * no app), -ENOENT when top-app does not exist (not Android: health
+ * "down"), another negative errno when it cannot be read, or -ENOMEM.
+ */
+int foreground_live_sample(struct foreground_live *fl, int64_t now_ns);
+
+/*
+ * The foreground as of the last sample: returns 0 and sets *pid and
+ * *package (valid until the next sample), or -ENOENT before the first
+ * app was seen.  Either out-param may be NULL.
+ */
+int foreground_live_current(const struct foreground_live *fl, int32_t *pid,
+			    const char **package);
+
+void foreground_live_get_stats(const struct foreground_live *fl,
+			       struct foreground_live_stats *st);
+
+/* How many focus names a dumpsys window parse keeps, of each key. */
+#define FOREGROUND_LIVE_FOCUS_MAX 8
+
+/*
+ * What `dumpsys window` says has the focus: the packages named by the
+ * mCurrentFocus and mFocusedApp lines, in output order (Android 10+ prints
+ * them once per display), duplicates dropped.
+ */
+struct foreground_live_focus {
+	size_t n_current;
+	size_t n_app;
+	char current[FOREGROUND_LIVE_FOCUS_MAX][FOREGROUND_PACKAGE_MAX + 1];
+	char app[FOREGROUND_LIVE_FOCUS_MAX][FOREGROUND_PACKAGE_MAX + 1];
+	uint64_t lines;	      /* lines read */
+	uint64_t focus_lines; /* mCurrentFocus= and mFocusedApp= lines */
+	uint64_t unnamed;     /* of those, naming no package (null, shade) */
+	uint64_t long_lines;  /* lines cut at the line limit */
+};
+
+/*
+ * Parses `dumpsys window` output held in buf (len bytes, any bytes at
+ * all) into *focus, which it clears first.  Never fails: what it cannot
+ * read it counts or skips.
+ */
+void foreground_live_parse_window(const char *buf, size_t len,
+				  struct foreground_live_focus *focus);
+
+/*
+ * The package one mCurrentFocus= or mFocusedApp= value names, e.g.
+ * "Window{4ed24c1 u0 com.foo/com.foo.Main}",
+ * "ActivityRecord{5e6ac22 u0 com.foo/.Main t329}" or
+ * "AppWindowToken{... ActivityRecord{... u0 com.foo/.Main t14}}}": returns
+ * 1 and writes it into pkg (size bytes), or 0 for "null", windows without
+ * a package (NotificationShade, InputMethod, PopupWindow:...) and garbage.
+ */
+int foreground_live_focus_package(const char *value, char *pkg, size_t size);
+
+#endif

@@ -1,0 +1,197 @@
+#include "tracecfg.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Protobuf wire types used here. */
+#define WIRE_VARINT 0
+#define WIRE_LEN    2
+
+/* TraceConfig field numbers (trace_config.proto). */
+#define TC_BUFFERS		1
+#define TC_DATA_SOURCES		2
+#define TC_DURATION_MS		3
+#define TC_WRITE_INTO_FILE	8
+#define TC_FILE_WRITE_PERIOD_MS 9
+#define TC_MAX_FILE_SIZE_BYTES	10
+#define TC_FLUSH_PERIOD_MS	13
+#define TC_UNIQUE_SESSION_NAME	22
+#define TC_OUTPUT_PATH		29
+#define TC_WRITE_FLUSH_MODE	44
+
+/* TraceConfig.BufferConfig */
+#define BC_SIZE_KB     1
+#define BC_FILL_POLICY 4
+#define FILL_RING_BUFFER 1
+
+/* TraceConfig.DataSource and DataSourceConfig */
+#define DS_CONFIG 1
+#define DSC_NAME  1
+
+/* TraceConfig.WriteFlushMode */
+#define WRITE_FLUSH_ENABLED 3
+
+/*
+ * The config is small and nested only two levels deep, so each message is
+ * built into its own buffer and copied into its parent with a length
+ * prefix.  An allocation failure sticks, so the calls need no checks
+ * until the end.
+ */
+struct wbuf {
+	uint8_t *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void
+w_put(struct wbuf *b, const void *data, size_t n)
+{
+	uint8_t *q;
+	size_t cap;
+
+	if (b->oom || n == 0)
+		return;
+	if (n > SIZE_MAX / 2 - b->len) {
+		b->oom = 1;
+		return;
+	}
+	if (b->len + n > b->cap) {
+		cap = b->cap ? b->cap : 128;
+		while (cap < b->len + n)
+			cap *= 2;
+		q = realloc(b->p, cap);
+		if (!q) {
+			b->oom = 1;
+			return;
+		}
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+}
+
+static void
+w_varint(struct wbuf *b, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n] = (uint8_t)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			tmp[n] |= 0x80;
+		n++;
+	} while (v);
+	w_put(b, tmp, n);
+}
+
+static void
+w_key(struct wbuf *b, unsigned field, unsigned wire)
+{
+	w_varint(b, (uint64_t)field << 3 | wire);
+}
+
+static void
+w_uint(struct wbuf *b, unsigned field, uint64_t v)
+{
+	w_key(b, field, WIRE_VARINT);
+	w_varint(b, v);
+}
+
+static void
+w_bytes(struct wbuf *b, unsigned field, const void *data, size_t n)
+{
+	w_key(b, field, WIRE_LEN);
+	w_varint(b, n);
+	w_put(b, data, n);
+}
+
+static void
+w_msg(struct wbuf *b, unsigned field, const struct wbuf *child)
+{
+	if (child->oom)
+		b->oom = 1;
+	w_bytes(b, field, child->p, child->len);
+}
+
+static void
+w_release(struct wbuf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+void
+tracecfg_params_default(struct tracecfg_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->buffer_kb = 4096;
+	p->file_write_period_ms = 1000;
+	p->flush_period_ms = 1000;
+}
+
+static int
+string_ok(const char *s, int required)
+{
+	size_t n;
+
+	if (!s)
+		return !required;
+	n = strnlen(s, TRACECFG_STRING_MAX + 1);
+	if (n > TRACECFG_STRING_MAX)
+		return 0;
+	return n > 0 || !required;
+}
+
+int
+tracecfg_encode(const struct tracecfg_params *p, uint8_t **out, size_t *len)
+{
+	struct wbuf cfg = {0}, buf = {0}, ds = {0}, dsc = {0};
+	int rc = 0;
+
+	if (!string_ok(p->output_path, 1) || !string_ok(p->session_name, 0) ||
+	    p->buffer_kb == 0 ||
+	    p->file_write_period_ms < TRACECFG_WRITE_PERIOD_MIN_MS)
+		return -EINVAL;
+
+	w_uint(&buf, BC_SIZE_KB, p->buffer_kb);
+	w_uint(&buf, BC_FILL_POLICY, FILL_RING_BUFFER);
+	w_msg(&cfg, TC_BUFFERS, &buf);
+
+	w_bytes(&dsc, DSC_NAME, TRACECFG_DATA_SOURCE,
+		strlen(TRACECFG_DATA_SOURCE));
+	w_msg(&ds, DS_CONFIG, &dsc);
+	w_msg(&cfg, TC_DATA_SOURCES, &ds);
+
+	/* Written out although 0 is the default, to say it is meant. */
+	w_uint(&cfg, TC_DURATION_MS, 0);
+	w_uint(&cfg, TC_WRITE_INTO_FILE, 1);
+	w_uint(&cfg, TC_FILE_WRITE_PERIOD_MS, p->file_write_period_ms);
+	if (p->max_file_size_bytes)
+		w_uint(&cfg, TC_MAX_FILE_SIZE_BYTES, p->max_file_size_bytes);
+	if (p->flush_period_ms)
+		w_uint(&cfg, TC_FLUSH_PERIOD_MS, p->flush_period_ms);
+	if (p->session_name && p->session_name[0])
+		w_bytes(&cfg, TC_UNIQUE_SESSION_NAME, p->session_name,
+			strlen(p->session_name));
+	w_bytes(&cfg, TC_OUTPUT_PATH, p->output_path, strlen(p->output_path));
+	w_uint(&cfg, TC_WRITE_FLUSH_MODE, WRITE_FLUSH_ENABLED);
+
+	if (cfg.oom) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	*out = cfg.p;
+	*len = cfg.len;
+	cfg.p = NULL;
+out:
+	w_release(&cfg);
+	w_release(&buf);
+	w_release(&ds);
+	w_release(&dsc);
+	return rc;
+}

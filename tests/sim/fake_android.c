@@ -1,0 +1,338 @@
+#include "fake_android.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "msg.h"
+
+/* The vsync grid: 60 Hz, and the period line SurfaceFlinger prints. */
+#define PERIOD_NS	16666667LL
+#define PERIOD_PRINTED	INT64_C(16666666)
+#define RING_ROWS	127
+#define MS		1000000LL
+#define SIGNAL_PENDING	INT64_MAX
+
+enum pattern {
+	CONTAINER, /* no buffers: zero rows */
+	MAIL,	   /* draws 0.5 s of every second */
+	MAPS_WINDOW,
+	MAPS_SV,
+	STATUS_BAR,
+	NEVER, /* a buffer layer that has not drawn since it was made */
+};
+
+struct layer {
+	const char *name;
+	int parent; /* index, -1 for none */
+	enum pattern pattern;
+};
+
+static const struct layer layers[] = {
+	{"Display Root#0", -1, CONTAINER},
+	{"Display Overlays#1", 0, CONTAINER},
+	{"WindowedMagnification:0:31#2", 0, CONTAINER},
+	{"DefaultTaskDisplayArea#5", 2, CONTAINER},
+	{"Task=12#1201", 3, CONTAINER},
+	{"ActivityRecord{5c2e1a8 u0 com.example.mail/.MainActivity t12}#1225",
+	 4, CONTAINER},
+	{"54dfae7 com.example.mail/com.example.mail.MainActivity#1230", 5,
+	 CONTAINER},
+	{"com.example.mail/com.example.mail.MainActivity#1234", 6, MAIL},
+	{"Bounds for - com.example.mail/com.example.mail.MainActivity#1231", 5,
+	 CONTAINER},
+	{"Task=13#1301", 3, CONTAINER},
+	{"ActivityRecord{7b1c2d3 u0 com.example.maps/.MapActivity t13}#1310",
+	 9, CONTAINER},
+	{"a1b2c3d com.example.maps/com.example.maps.MapActivity#1311", 10,
+	 CONTAINER},
+	{"com.example.maps/com.example.maps.MapActivity#1312", 11,
+	 MAPS_WINDOW},
+	{"SurfaceView[com.example.maps/com.example.maps.MapActivity]#1320", 12,
+	 CONTAINER},
+	{"SurfaceView[com.example.maps/com.example.maps.MapActivity](BLAST)"
+	 "#1321",
+	 13, MAPS_SV},
+	{"Background for SurfaceView[com.example.maps/"
+	 "com.example.maps.MapActivity]#1322",
+	 13, CONTAINER},
+	{"StatusBar#80", 1, STATUS_BAR},
+	{"NavigationBar0#78", 1, NEVER},
+};
+#define NLAYERS ((int)(sizeof(layers) / sizeof(layers[0])))
+
+struct row {
+	int64_t desired, actual, ready;
+};
+
+static int64_t
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void
+append_line(const char *path, const char *text, size_t len)
+{
+	int fd;
+	ssize_t w;
+
+	if (!path || !*path || len == 0)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		msg_warn("cannot open '%s'", path);
+		return;
+	}
+	/* One write per call keeps concurrent writers' lines whole. */
+	w = write(fd, text, len);
+	if (w < 0 || (size_t)w != len)
+		msg_warn("cannot write '%s'", path);
+	close(fd);
+}
+
+static void
+hang(void)
+{
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+static const char *
+mode_of(const char *var, const char *dflt)
+{
+	const char *s = getenv(var);
+
+	return s && *s ? s : dflt;
+}
+
+static int
+draws(enum pattern p, int64_t j)
+{
+	switch (p) {
+	case MAIL:
+		return (j / 30) % 2 == 0;
+	case MAPS_WINDOW:
+		return j % 60 == 0;
+	case MAPS_SV:
+		return j % 2 == 0;
+	case STATUS_BAR:
+		return j % 120 == 7;
+	default:
+		return 0;
+	}
+}
+
+static struct row
+frame_of(int idx, int64_t j)
+{
+	struct row r;
+	int64_t v = j * PERIOD_NS;
+
+	r.desired = v - 12 * MS + idx * 100000LL;
+	r.ready = v - 4 * MS + idx * 1000LL;
+	r.actual = v + 200000LL + idx * 1000LL;
+	return r;
+}
+
+static int
+find_layer(const char *name)
+{
+	int i;
+
+	for (i = 0; i < NLAYERS; i++)
+		if (strcmp(layers[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static int
+print_list(void)
+{
+	const char *mode = mode_of("TAPD_FAKE_DUMPSYS_LIST", "a14");
+	int i;
+
+	if (strcmp(mode, "error") == 0) {
+		fprintf(stderr, "Error dumping service info: (Permission "
+				"denied) SurfaceFlinger\n");
+		return 1;
+	}
+	if (strcmp(mode, "garbage") == 0) {
+		printf("Permission Denial: can't dump SurfaceFlinger from "
+		       "pid=4242, uid=2000\n");
+		return 0;
+	}
+	if (strcmp(mode, "hang") == 0)
+		hang();
+	for (i = 0; i < NLAYERS; i++) {
+		if (strcmp(mode, "a15") != 0)
+			printf("%s\n", layers[i].name);
+		else if (layers[i].parent < 0)
+			printf("RequestedLayerState{%s z=0 layerStack=0}\n",
+			       layers[i].name);
+		else
+			printf("RequestedLayerState{%s parentId=%s}\n",
+			       layers[i].name,
+			       strrchr(layers[layers[i].parent].name, '#') +
+				       1);
+	}
+	return 0;
+}
+
+static int
+print_latency(const char *name)
+{
+	const char *mode = mode_of("TAPD_FAKE_DUMPSYS_MODE", "ok");
+	const char *log = getenv("TAPD_FAKE_FRAMES_LOG");
+	static struct row ring[RING_ROWS];
+	char *logbuf = NULL;
+	size_t loglen = 0, logcap = 0;
+	int64_t now, j, jmax, stop;
+	int idx, n = 0, i;
+
+	if (strcmp(mode, "error") == 0) {
+		fprintf(stderr, "Error dumping service info: (Permission "
+				"denied) SurfaceFlinger\n");
+		return 1;
+	}
+	if (strcmp(mode, "garbage") == 0) {
+		printf("Permission Denial: can't dump SurfaceFlinger from "
+		       "pid=4242, uid=2000\n"
+		       "desired\tactual\tready\n"
+		       "12\tabc\t34\n"
+		       "\x7f\x01\x02 --\n");
+		return 0;
+	}
+	printf("%" PRId64 "\n", PERIOD_PRINTED);
+	if (strcmp(mode, "hang") == 0)
+		hang();
+	idx = find_layer(name);
+	if (idx < 0)
+		return 0; /* no such layer: the period line alone */
+	now = mono_now();
+	if (strcmp(mode, "zeros") != 0 && layers[idx].pattern != CONTAINER) {
+		/* The newest frames queued by now, newest first. */
+		jmax = (now + 12 * MS) / PERIOD_NS + 1;
+		stop = jmax - RING_ROWS * 130;
+		for (j = jmax; j >= 1 && j > stop && n < RING_ROWS; j--) {
+			struct row r;
+
+			if (!draws(layers[idx].pattern, j))
+				continue;
+			r = frame_of(idx, j);
+			if (r.desired > now)
+				continue;
+			ring[n++] = r;
+		}
+	}
+	for (i = 0; i < RING_ROWS - n; i++)
+		printf("0\t0\t0\n");
+	for (i = n - 1; i >= 0; i--) {
+		struct row r = ring[i];
+		int presented = r.actual <= now;
+
+		printf("%" PRId64 "\t%" PRId64 "\t%" PRId64 "\n", r.desired,
+		       presented ? r.actual : SIGNAL_PENDING,
+		       r.ready <= now ? r.ready : SIGNAL_PENDING);
+		if (presented && log) {
+			char line[512];
+			int m = snprintf(line, sizeof(line),
+					 "%" PRId64 " %" PRId64 " %s\n",
+					 r.desired, r.actual, name);
+
+			if (m > 0 && (size_t)m < sizeof(line)) {
+				if (loglen + (size_t)m > logcap) {
+					size_t cap = logcap ? logcap * 2
+							    : 16384;
+					char *p;
+
+					while (cap < loglen + (size_t)m)
+						cap *= 2;
+					p = realloc(logbuf, cap);
+					if (!p)
+						break;
+					logbuf = p;
+					logcap = cap;
+				}
+				memcpy(logbuf + loglen, line, (size_t)m);
+				loglen += (size_t)m;
+			}
+		}
+	}
+	printf("\n");
+	/*
+	 * The output goes out before the log is written: a reader that
+	 * gets the rows has them in the log by the time dumpsys exits.
+	 */
+	fflush(stdout);
+	append_line(log, logbuf, loglen);
+	free(logbuf);
+	return 0;
+}
+
+int
+fake_android_dumpsys(int argc, char **argv)
+{
+	const char *calls = getenv("TAPD_FAKE_DUMPSYS_CALLS");
+	char line[1200];
+	int n, rc;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: dumpsys SERVICE [ARGS]\n");
+		return 1;
+	}
+	if (strcmp(argv[1], "SurfaceFlinger") != 0) {
+		fprintf(stderr, "Can't find service: %s\n", argv[1]);
+		return 1;
+	}
+	if (argc == 3 && strcmp(argv[2], "--list") == 0) {
+		append_line(calls, "list\n", 5);
+		rc = print_list();
+	} else if ((argc == 3 || argc == 4) &&
+		   strcmp(argv[2], "--latency") == 0) {
+		n = snprintf(line, sizeof(line), "latency %s\n",
+			     argc == 4 ? argv[3] : "");
+		if (n > 0 && (size_t)n < sizeof(line))
+			append_line(calls, line, (size_t)n);
+		if (argc == 3) {
+			printf("%" PRId64 "\n", PERIOD_PRINTED);
+			rc = 0;
+		} else {
+			rc = print_latency(argv[3]);
+		}
+	} else {
+		fprintf(stderr, "fake dumpsys: only SurfaceFlinger --list and "
+				"--latency [NAME] are faked\n");
+		return 1;
+	}
+	if (fflush(stdout) != 0)
+		return 1;
+	return rc;
+}
+
+int
+fake_android_getprop(int argc, char **argv)
+{
+	const char *sdk = getenv("TAPD_FAKE_SDK");
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: getprop NAME\n");
+		return 1;
+	}
+	/* An unset property prints an empty line, as getprop does. */
+	if (strcmp(argv[1], "ro.build.version.sdk") == 0 && sdk)
+		printf("%s\n", sdk);
+	else
+		printf("\n");
+	return 0;
+}

@@ -1,0 +1,1096 @@
+/*
+ * Tests of the live foreground tracker against a fake sysroot the test
+ * builds in a temporary directory (dev/cpuset/top-app/cgroup.procs and
+ * proc/<pid>/{cmdline,stat,status,oom_score_adj}) and the fake dumpsys in
+ * tests/fakes, which prints the canned `dumpsys window` outputs of
+ * tests/fixtures/foreground.  Run from the repository root.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "foreground.h"
+#include "foreground_live.h"
+#include "status.h"
+
+#define FAKE_DUMPSYS "tests/fakes/dumpsys"
+#define FIXTURES     "tests/fixtures/foreground/"
+#define SHOP	     "com.example.shop"
+#define MAPS	     "com.example.maps"
+#define LAUNCHER     "com.google.android.apps.nexuslauncher"
+#define SYSUI	     "com.android.systemui"
+#define SEC	     1000000000LL
+
+struct fx {
+	char root[256];
+	char dsdir[300];
+	struct status *status;
+	struct foreground *tl;
+	struct foreground_live *fl;
+};
+
+static void path_in(const struct fx *fx, char *buf, size_t size,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void
+path_in(const struct fx *fx, char *buf, size_t size, const char *fmt, ...)
+{
+	char rel[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	assert_true(n > 0 && (size_t)n < sizeof(rel));
+	n = snprintf(buf, size, "%s/%s", fx->root, rel);
+	assert_true(n > 0 && (size_t)n < size);
+}
+
+static void
+write_file(const char *path, const void *data, size_t len)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	assert_int_equal(fwrite(data, 1, len, fp), len);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static void
+write_str(const char *path, const char *s)
+{
+	write_file(path, s, strlen(s));
+}
+
+static void
+set_top(const struct fx *fx, const char *procs)
+{
+	char path[512];
+
+	path_in(fx, path, sizeof(path), "dev/cpuset/top-app/cgroup.procs");
+	write_str(path, procs);
+}
+
+/*
+ * Writes /proc/<pid> for a process named name (NULL: no cmdline file),
+ * with uid (negative: no status file), a start time and an oom_score_adj.
+ * The comm in stat holds a blank and a ')' to try the field counting.
+ */
+static void
+add_proc(const struct fx *fx, int pid, const char *name, long uid,
+	 unsigned long long start, int oom)
+{
+	char path[512], buf[1024];
+	size_t n;
+	int len;
+
+	path_in(fx, path, sizeof(path), "proc/%d", pid);
+	assert_true(mkdir(path, 0755) == 0 || errno == EEXIST);
+	path_in(fx, path, sizeof(path), "proc/%d/cmdline", pid);
+	if (name) {
+		/* NUL-terminated and NUL-padded, as the zygote leaves it. */
+		n = strlen(name);
+		assert_true(n + 32 < sizeof(buf));
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf, name, n);
+		write_file(path, buf, n + 1 + (pid % 7));
+	} else {
+		unlink(path);
+	}
+	path_in(fx, path, sizeof(path), "proc/%d/stat", pid);
+	len = snprintf(buf, sizeof(buf),
+		       "%d (x) y:%d) S 1 1 0 0 -1 1077952832 12345 0 0 0 100 "
+		       "50 0 0 20 0 45 0 %llu 15000000000 30000 "
+		       "18446744073709551615 1 1 0 0 0 0 4612 1 1073775864\n",
+		       pid, pid, start);
+	assert_true(len > 0 && (size_t)len < sizeof(buf));
+	write_str(path, buf);
+	path_in(fx, path, sizeof(path), "proc/%d/status", pid);
+	if (uid >= 0) {
+		len = snprintf(buf, sizeof(buf),
+			       "Name:\tx\nUmask:\t0077\nState:\tS (sleeping)\n"
+			       "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t1\n"
+			       "TracerPid:\t0\nUid:\t%ld\t%ld\t%ld\t%ld\n"
+			       "Gid:\t%ld\t%ld\t%ld\t%ld\nFDSize:\t128\n",
+			       pid, pid, uid, uid, uid, uid, uid, uid, uid,
+			       uid);
+		assert_true(len > 0 && (size_t)len < sizeof(buf));
+		write_str(path, buf);
+	} else {
+		unlink(path);
+	}
+	path_in(fx, path, sizeof(path), "proc/%d/oom_score_adj", pid);
+	snprintf(buf, sizeof(buf), "%d\n", oom);
+	write_str(path, buf);
+}
+
+static void
+set_oom(const struct fx *fx, int pid, int oom)
+{
+	char path[512], buf[32];
+
+	path_in(fx, path, sizeof(path), "proc/%d/oom_score_adj", pid);
+	snprintf(buf, sizeof(buf), "%d\n", oom);
+	write_str(path, buf);
+}
+
+static int
+rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void
+rm_tree(const char *path)
+{
+	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void
+rm_proc(const struct fx *fx, int pid)
+{
+	char path[512];
+
+	path_in(fx, path, sizeof(path), "proc/%d", pid);
+	rm_tree(path);
+}
+
+static void
+copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	size_t n;
+	FILE *in, *out;
+
+	in = fopen(from, "rb");
+	assert_non_null(in);
+	out = fopen(to, "wb");
+	assert_non_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+/*
+ * What the fake dumpsys does for "window": print fixture (NULL: nothing),
+ * then hang for hang seconds (0: not) and exit with status.
+ */
+static void
+set_dumpsys(const struct fx *fx, const char *fixture, int status, int hang)
+{
+	char path[512], buf[32];
+
+	snprintf(path, sizeof(path), "%s/window.out", fx->dsdir);
+	unlink(path);
+	if (fixture)
+		copy_file(fixture, path);
+	snprintf(path, sizeof(path), "%s/window.exit", fx->dsdir);
+	snprintf(buf, sizeof(buf), "%d\n", status);
+	write_str(path, buf);
+	snprintf(path, sizeof(path), "%s/window.hang", fx->dsdir);
+	unlink(path);
+	if (hang) {
+		snprintf(buf, sizeof(buf), "%d\n", hang);
+		write_str(path, buf);
+	}
+}
+
+/* The lines the fake dumpsys logged: one per call, its arguments. */
+static int
+dumpsys_calls(const struct fx *fx, int *all_window)
+{
+	char path[512], line[256];
+	FILE *fp;
+	int n = 0;
+
+	*all_window = 1;
+	snprintf(path, sizeof(path), "%s/window.calls", fx->dsdir);
+	fp = fopen(path, "r");
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		n++;
+		if (strcmp(line, "window\n") != 0)
+			*all_window = 0;
+	}
+	fclose(fp);
+	return n;
+}
+
+static void
+open_tracker(struct fx *fx, int timeout_ms, int refresh_ms)
+{
+	struct foreground_live_config cfg;
+
+	foreground_live_free(fx->fl);
+	foreground_free(fx->tl);
+	fx->fl = NULL;
+	fx->tl = NULL;
+	assert_int_equal(foreground_new(&fx->tl), 0);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.sysroot = fx->root;
+	cfg.dumpsys_bin = FAKE_DUMPSYS;
+	cfg.dumpsys_timeout_ms = timeout_ms;
+	cfg.dumpsys_refresh_ms = refresh_ms;
+	cfg.status = fx->status;
+	assert_int_equal(foreground_live_new(&cfg, fx->tl, &fx->fl), 0);
+}
+
+static int
+setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+	const char *tmp = getenv("TMPDIR");
+	char path[512];
+
+	assert_non_null(fx);
+	snprintf(fx->root, sizeof(fx->root), "%s/tapd-fgl-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(fx->root));
+	path_in(fx, path, sizeof(path), "dev");
+	assert_int_equal(mkdir(path, 0755), 0);
+	path_in(fx, path, sizeof(path), "dev/cpuset");
+	assert_int_equal(mkdir(path, 0755), 0);
+	path_in(fx, path, sizeof(path), "dev/cpuset/top-app");
+	assert_int_equal(mkdir(path, 0755), 0);
+	path_in(fx, path, sizeof(path), "proc");
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(fx->dsdir, sizeof(fx->dsdir), "%s/dumpsys", fx->root);
+	assert_int_equal(mkdir(fx->dsdir, 0755), 0);
+	assert_int_equal(setenv("TAPD_FAKE_DUMPSYS_DIR", fx->dsdir, 1), 0);
+	if (access(FAKE_DUMPSYS, X_OK) != 0)
+		fail_msg("'%s' is not executable: run from the repository root",
+			 FAKE_DUMPSYS);
+	assert_int_equal(status_new("live", &fx->status), 0);
+	set_top(fx, "");
+	open_tracker(fx, 2000, 0);
+	*state = fx;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *fx = *state;
+
+	foreground_live_free(fx->fl);
+	foreground_free(fx->tl);
+	status_free(fx->status);
+	rm_tree(fx->root);
+	free(fx);
+	return 0;
+}
+
+static void
+expect_at(const struct fx *fx, int64_t t, int32_t pid, const char *pkg)
+{
+	const char *got = NULL;
+	int32_t gpid = -1;
+
+	assert_int_equal(foreground_at(fx->tl, t, &gpid, &got), 0);
+	assert_int_equal(gpid, pid);
+	assert_string_equal(got, pkg);
+}
+
+static uint64_t
+entries(const struct fx *fx)
+{
+	struct foreground_stats st;
+
+	foreground_get_stats(fx->tl, &st);
+	return st.entries;
+}
+
+static struct foreground_live_stats
+stats(const struct fx *fx)
+{
+	struct foreground_live_stats st;
+
+	foreground_live_get_stats(fx->fl, &st);
+	return st;
+}
+
+static struct status_source_state
+health(const struct fx *fx)
+{
+	struct status_snapshot snap;
+
+	status_get(fx->status, &snap);
+	return snap.sources[STATUS_SOURCE_FOREGROUND];
+}
+
+static void
+expect_health(const struct fx *fx, enum status_health h, const char *needle)
+{
+	struct status_source_state s = health(fx);
+
+	if (s.health != h || strcmp(s.kind, "top-app") != 0 ||
+	    !strstr(s.detail, needle))
+		fail_msg("health %s '%s' kind '%s', wanted %s with '%s'",
+			 status_health_name(s.health), s.detail, s.kind,
+			 status_health_name(h), needle);
+}
+
+static void
+expect_current(const struct fx *fx, int32_t pid, const char *pkg)
+{
+	const char *got = NULL;
+	int32_t gpid = -1;
+
+	assert_int_equal(foreground_live_current(fx->fl, &gpid, &got), 0);
+	assert_int_equal(gpid, pid);
+	assert_string_equal(got, pkg);
+}
+
+static void
+test_single_app(void **state)
+{
+	struct fx *fx = *state;
+
+	assert_int_equal(foreground_live_current(fx->fl, NULL, NULL), -ENOENT);
+	add_proc(fx, 812, "/system/bin/surfaceflinger", 1000, 300, -1000);
+	add_proc(fx, 4321, SHOP, 10094, 90000, 0);
+	add_proc(fx, 2, "", 0, 1, 0); /* a kernel thread: empty cmdline */
+	set_top(fx, "812\n4321\n2\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 5 * SEC), 0);
+	assert_int_equal(entries(fx), 1);
+	assert_int_equal(foreground_at(fx->tl, 5 * SEC - 1, NULL, NULL),
+			 -ENOENT);
+	expect_at(fx, 5 * SEC, 4321, SHOP);
+	expect_at(fx, INT64_MAX, 4321, SHOP);
+	expect_current(fx, 4321, SHOP);
+	expect_health(fx, STATUS_HEALTH_UP, SHOP);
+	assert_int_equal(stats(fx).switches, 1);
+	assert_int_equal(stats(fx).dumpsys_calls, 0);
+	assert_int_equal(stats(fx).cache_misses, 3);
+}
+
+static void
+test_app_switch(void **state)
+{
+	struct fx *fx = *state;
+
+	add_proc(fx, 812, "/system/bin/surfaceflinger", 1000, 300, -1000);
+	add_proc(fx, 4321, SHOP, 10094, 90000, 0);
+	set_top(fx, "812\n4321\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 10 * SEC), 0);
+	/* The user opens maps: the shop leaves top-app. */
+	add_proc(fx, 5555, MAPS, 10101, 95000, 0);
+	set_top(fx, "5555\n812\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 12 * SEC), 0);
+	assert_int_equal(entries(fx), 2);
+	expect_at(fx, 10 * SEC, 4321, SHOP);
+	expect_at(fx, 12 * SEC - 1, 4321, SHOP);
+	expect_at(fx, 12 * SEC, 5555, MAPS);
+	expect_at(fx, 100 * SEC, 5555, MAPS);
+	/* And back: a third switch, the first two unchanged. */
+	set_top(fx, "4321\n812\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 15 * SEC), 0);
+	assert_int_equal(entries(fx), 3);
+	expect_at(fx, 11 * SEC, 4321, SHOP);
+	expect_at(fx, 14 * SEC, 5555, MAPS);
+	expect_at(fx, 15 * SEC, 4321, SHOP);
+	assert_int_equal(stats(fx).switches, 3);
+	/*
+	 * The same package in a new process (the app was restarted) is a
+	 * switch too: the pid is part of the answer.
+	 */
+	add_proc(fx, 6000, SHOP, 10094, 99000, 0);
+	set_top(fx, "6000\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 16 * SEC), 0);
+	assert_int_equal(entries(fx), 4);
+	expect_at(fx, 16 * SEC, 6000, SHOP);
+}
+
+static void
+test_no_change(void **state)
+{
+	struct fx *fx = *state;
+	int i;
+
+	add_proc(fx, 812, "/system/bin/surfaceflinger", 1000, 300, -1000);
+	add_proc(fx, 4321, SHOP, 10094, 90000, 0);
+	add_proc(fx, 4400, SHOP ":remote", 10094, 90100, 0);
+	set_top(fx, "812\n4400\n4321\n");
+	for (i = 0; i < 10; i++)
+		assert_int_equal(foreground_live_sample(fx->fl, (20 + i) * SEC),
+				 0);
+	assert_int_equal(entries(fx), 1);
+	/* The main process stands for the package, not the lower in line. */
+	expect_at(fx, 25 * SEC, 4321, SHOP);
+	assert_int_equal(stats(fx).samples, 10);
+	assert_int_equal(stats(fx).switches, 1);
+	assert_int_equal(stats(fx).cache_misses, 3);
+	assert_int_equal(stats(fx).cache_hits, 9 * 3);
+	assert_int_equal(stats(fx).dumpsys_calls, 0);
+}
+
+struct spelling {
+	const char *file;
+	const char *pkg;
+	int pid;
+};
+
+/* App, launcher and SystemUI: dumpsys decides, in every spelling. */
+static void
+test_multi_process_dumpsys(void **state)
+{
+	static const struct spelling sp[] = {
+		{FIXTURES "window-a7.txt", LAUNCHER, 2391},
+		{FIXTURES "window-a9.txt", SHOP, 9811},
+		{FIXTURES "window-a12.txt", LAUNCHER, 2391},
+		{FIXTURES "window-a14.txt", SHOP, 9811},
+		{FIXTURES "window-shade.txt", LAUNCHER, 2391},
+	};
+	struct fx *fx = *state;
+	int all_window, calls = 0;
+	size_t i;
+
+	add_proc(fx, 1643, SYSUI, 10127, 2000, -800);
+	add_proc(fx, 2391, LAUNCHER, 10054, 3000, 100);
+	add_proc(fx, 9811, SHOP, 10094, 90000, 0);
+	add_proc(fx, 9830, SHOP ":push", 10094, 90500, 0);
+	set_top(fx, "1643\n9830\n2391\n9811\n");
+	for (i = 0; i < sizeof(sp) / sizeof(sp[0]); i++) {
+		set_dumpsys(fx, sp[i].file, 0, 0);
+		open_tracker(fx, 2000, 0);
+		assert_int_equal(foreground_live_sample(fx->fl, 30 * SEC), 0);
+		calls++;
+		assert_int_equal(dumpsys_calls(fx, &all_window), calls);
+		assert_true(all_window);
+		assert_int_equal(stats(fx).dumpsys_calls, 1);
+		assert_int_equal(stats(fx).dumpsys_failures, 0);
+		assert_int_equal(stats(fx).fallbacks, 0);
+		assert_int_equal(entries(fx), 1);
+		expect_at(fx, 30 * SEC, sp[i].pid, sp[i].pkg);
+		expect_health(fx, STATUS_HEALTH_UP, sp[i].pkg);
+	}
+	/* SystemUI with top UI over one app: that app, no dumpsys. */
+	open_tracker(fx, 2000, 0);
+	set_top(fx, "1643\n9811\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 31 * SEC), 0);
+	expect_current(fx, 9811, SHOP);
+	/* SystemUI alone (lock screen): SystemUI. */
+	set_top(fx, "1643\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 32 * SEC), 0);
+	expect_current(fx, 1643, SYSUI);
+	assert_int_equal(stats(fx).dumpsys_calls, 0);
+	assert_int_equal(dumpsys_calls(fx, &all_window), calls);
+	assert_int_equal(entries(fx), 2);
+}
+
+/*
+ * The answer of dumpsys is kept while the set of apps stays the same, for
+ * the refresh period; a changed set asks again at once.
+ */
+static void
+test_dumpsys_refresh(void **state)
+{
+	struct fx *fx = *state;
+	int all_window;
+
+	add_proc(fx, 2391, LAUNCHER, 10054, 3000, 100);
+	add_proc(fx, 9811, SHOP, 10094, 90000, 0);
+	set_top(fx, "2391\n9811\n");
+	set_dumpsys(fx, FIXTURES "window-a9.txt", 0, 0);
+	open_tracker(fx, 2000, 3000);
+	assert_int_equal(foreground_live_sample(fx->fl, 40 * SEC), 0);
+	expect_current(fx, 9811, SHOP);
+	/* The focus moves, but within 3 s the old answer stands. */
+	set_dumpsys(fx, FIXTURES "window-a12.txt", 0, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 42 * SEC), 0);
+	expect_current(fx, 9811, SHOP);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 1);
+	/* Stale: asked again. */
+	assert_int_equal(foreground_live_sample(fx->fl, 43 * SEC), 0);
+	expect_current(fx, 2391, LAUNCHER);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 2);
+	/* A new app joins: asked again at once. */
+	add_proc(fx, 5555, MAPS, 10101, 95000, 0);
+	set_top(fx, "2391\n9811\n5555\n");
+	set_dumpsys(fx, FIXTURES "window-a14.txt", 0, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 43 * SEC + 1), 0);
+	expect_current(fx, 9811, SHOP);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 3);
+	assert_int_equal(stats(fx).dumpsys_calls, 3);
+	assert_int_equal(entries(fx), 3);
+	expect_at(fx, 42 * SEC, 9811, SHOP);
+	expect_at(fx, 43 * SEC, 2391, LAUNCHER);
+	expect_at(fx, 43 * SEC + 1, 9811, SHOP);
+}
+
+static void
+multi_setup(struct fx *fx, int shop_oom, int launcher_oom)
+{
+	add_proc(fx, 1643, SYSUI, 10127, 2000, -800);
+	add_proc(fx, 2391, LAUNCHER, 10054, 3000, launcher_oom);
+	add_proc(fx, 9811, SHOP, 10094, 90000, shop_oom);
+	set_top(fx, "1643\n2391\n9811\n");
+}
+
+static void
+test_dumpsys_exit_1(void **state)
+{
+	struct fx *fx = *state;
+	int all_window;
+
+	/* Its output names the launcher, but a failed run is not trusted. */
+	multi_setup(fx, 0, 100);
+	set_dumpsys(fx, FIXTURES "window-a12.txt", 1, 0);
+	open_tracker(fx, 2000, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 50 * SEC), 0);
+	expect_current(fx, 9811, SHOP);
+	expect_health(fx, STATUS_HEALTH_DEGRADED, "exited with status 1");
+	expect_health(fx, STATUS_HEALTH_DEGRADED, "fallback");
+	assert_int_equal(stats(fx).dumpsys_failures, 1);
+	assert_int_equal(stats(fx).fallbacks, 1);
+	/* The fallback follows oom_score_adj, not the order of the file. */
+	set_oom(fx, 9811, 700);
+	set_oom(fx, 2391, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 50 * SEC + 1), 0);
+	expect_current(fx, 2391, LAUNCHER);
+	/* Backing off: no second run within a second of the failure. */
+	assert_int_equal(dumpsys_calls(fx, &all_window), 1);
+	assert_int_equal(foreground_live_sample(fx->fl, 51 * SEC + 1), 0);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 2);
+	assert_int_equal(stats(fx).dumpsys_failures, 2);
+	/* Two failures: two seconds. */
+	set_dumpsys(fx, FIXTURES "window-a9.txt", 0, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 52 * SEC + 1), 0);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 2);
+	expect_health(fx, STATUS_HEALTH_DEGRADED, "exited with status 1");
+	/* Nor when the set changes: a broken dumpsys must not stall us. */
+	add_proc(fx, 5555, MAPS, 10101, 95000, 900);
+	set_top(fx, "1643\n2391\n9811\n5555\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 52 * SEC + 2), 0);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 2);
+	expect_current(fx, 2391, LAUNCHER);
+	expect_health(fx, STATUS_HEALTH_DEGRADED, "of 3 apps");
+	/* Working again: up, and its answer wins over the fallback. */
+	assert_int_equal(foreground_live_sample(fx->fl, 53 * SEC + 2), 0);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 3);
+	assert_true(all_window);
+	expect_current(fx, 9811, SHOP);
+	expect_health(fx, STATUS_HEALTH_UP, SHOP);
+	expect_at(fx, 50 * SEC, 9811, SHOP);
+	expect_at(fx, 50 * SEC + 1, 2391, LAUNCHER);
+	expect_at(fx, 53 * SEC + 2, 9811, SHOP);
+	assert_int_equal(entries(fx), 3);
+}
+
+static void
+test_dumpsys_garbage(void **state)
+{
+	struct fx *fx = *state;
+	char path[512], *junk;
+	unsigned seed = 12345;
+	size_t i, n = 256 * 1024;
+
+	multi_setup(fx, 100, 0);
+	set_dumpsys(fx, FIXTURES "window-garbage.txt", 0, 0);
+	open_tracker(fx, 2000, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 60 * SEC), 0);
+	expect_current(fx, 2391, LAUNCHER);
+	expect_health(fx, STATUS_HEALTH_DEGRADED, "named no app");
+	assert_int_equal(stats(fx).dumpsys_failures, 0);
+	assert_int_equal(stats(fx).dumpsys_unnamed, 1);
+	/* Nothing focused at all: the same. */
+	set_dumpsys(fx, FIXTURES "window-null.txt", 0, 0);
+	open_tracker(fx, 2000, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 61 * SEC), 0);
+	expect_current(fx, 2391, LAUNCHER);
+	expect_health(fx, STATUS_HEALTH_DEGRADED, "named no app");
+	/* Random bytes. */
+	junk = malloc(n);
+	assert_non_null(junk);
+	for (i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		junk[i] = (char)(seed >> 16);
+	}
+	snprintf(path, sizeof(path), "%s/window.out", fx->dsdir);
+	write_file(path, junk, n);
+	free(junk);
+	open_tracker(fx, 2000, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 62 * SEC), 0);
+	expect_current(fx, 2391, LAUNCHER);
+	assert_int_equal(stats(fx).dumpsys_calls, 1);
+	assert_int_equal(stats(fx).fallbacks, 1);
+}
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+test_dumpsys_hang(void **state)
+{
+	struct fx *fx = *state;
+	struct foreground_live_config cfg;
+	int64_t t0, took;
+	int st;
+
+	multi_setup(fx, 0, 100);
+	/* Prints a focus naming the launcher, then never exits. */
+	set_dumpsys(fx, FIXTURES "window-a12.txt", 0, 30);
+	open_tracker(fx, 200, 0);
+	t0 = mono_ms();
+	assert_int_equal(foreground_live_sample(fx->fl, 70 * SEC), 0);
+	took = mono_ms() - t0;
+	assert_true(took >= 190);
+	assert_true(took < 2000);
+	expect_current(fx, 9811, SHOP);
+	expect_health(fx, STATUS_HEALTH_DEGRADED, "timed out after 200 ms");
+	assert_int_equal(stats(fx).dumpsys_failures, 1);
+	/* Killed and reaped: no child of ours is left, not even a zombie. */
+	errno = 0;
+	assert_int_equal(waitpid(-1, &st, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+	/* A dumpsys that does not exist: degraded, not broken. */
+	foreground_live_free(fx->fl);
+	foreground_free(fx->tl);
+	assert_int_equal(foreground_new(&fx->tl), 0);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.sysroot = fx->root;
+	cfg.dumpsys_bin = "tests/fakes/no-such-dumpsys";
+	cfg.status = fx->status;
+	assert_int_equal(foreground_live_new(&cfg, fx->tl, &fx->fl), 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 71 * SEC), 0);
+	expect_current(fx, 9811, SHOP);
+	expect_health(fx, STATUS_HEALTH_DEGRADED, "cannot run");
+	assert_int_equal(stats(fx).dumpsys_failures, 1);
+	assert_int_equal(waitpid(-1, &st, WNOHANG), -1);
+}
+
+/* A big dump with the focus at its very end, read through the pipe. */
+static void
+test_dumpsys_large(void **state)
+{
+	struct fx *fx = *state;
+	char path[512], line[160];
+	FILE *fp;
+	int i;
+
+	multi_setup(fx, 0, 100);
+	snprintf(path, sizeof(path), "%s/big.txt", fx->root);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	for (i = 0; i < 40000; i++) {
+		snprintf(line, sizeof(line),
+			 "  Window #%d Window{%x u0 " SHOP "/" SHOP
+			 ".Main}:\n    mDisplayId=0 rootTaskId=%d\n",
+			 i, i, i);
+		fputs(line, fp);
+	}
+	fputs("  mCurrentFocus=Window{5d2507e u0 " LAUNCHER "/" LAUNCHER
+	      ".NexusLauncherActivity}\n",
+	      fp);
+	assert_int_equal(fclose(fp), 0);
+	set_dumpsys(fx, path, 0, 0);
+	open_tracker(fx, 5000, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 80 * SEC), 0);
+	expect_current(fx, 2391, LAUNCHER);
+	expect_health(fx, STATUS_HEALTH_UP, LAUNCHER);
+}
+
+static void
+test_pid_reuse(void **state)
+{
+	struct fx *fx = *state;
+
+	add_proc(fx, 4321, SHOP, 10094, 5000, 0);
+	set_top(fx, "4321\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 90 * SEC), 0);
+	expect_current(fx, 4321, SHOP);
+	/*
+	 * The name changes with the same start time: the cache answers, as
+	 * proof that it is used (a live process cannot change its package).
+	 */
+	add_proc(fx, 4321, MAPS, 10101, 5000, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 91 * SEC), 0);
+	expect_current(fx, 4321, SHOP);
+	assert_int_equal(stats(fx).cache_hits, 1);
+	/* A new process under the same pid: read again. */
+	add_proc(fx, 4321, MAPS, 10101, 6000, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 92 * SEC), 0);
+	expect_current(fx, 4321, MAPS);
+	assert_int_equal(stats(fx).cache_misses, 2);
+	assert_int_equal(entries(fx), 2);
+	expect_at(fx, 92 * SEC - 1, 4321, SHOP);
+	expect_at(fx, 92 * SEC, 4321, MAPS);
+}
+
+static void
+test_vanished(void **state)
+{
+	struct fx *fx = *state;
+
+	add_proc(fx, 2391, LAUNCHER, 10054, 3000, 100);
+	add_proc(fx, 9811, SHOP, 10094, 90000, 0);
+	add_proc(fx, 7777, MAPS, 10101, 95000, 0);
+	set_dumpsys(fx, NULL, 1, 0);
+	/* 5000 never had a /proc entry; 7777 lost its cmdline. */
+	set_top(fx, "5000\n7777\n9811\n");
+	add_proc(fx, 7777, NULL, 10101, 95000, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 100 * SEC), 0);
+	expect_current(fx, 9811, SHOP);
+	assert_int_equal(stats(fx).vanished, 2);
+	assert_int_equal(stats(fx).dumpsys_calls, 0);
+	/* The launcher dies after the top-app read: skipped, no dumpsys. */
+	set_top(fx, "2391\n9811\n");
+	rm_proc(fx, 2391);
+	assert_int_equal(foreground_live_sample(fx->fl, 101 * SEC), 0);
+	expect_current(fx, 9811, SHOP);
+	assert_int_equal(stats(fx).vanished, 3);
+	assert_int_equal(stats(fx).dumpsys_calls, 0);
+	expect_health(fx, STATUS_HEALTH_UP, SHOP);
+	assert_int_equal(entries(fx), 1);
+}
+
+static void
+test_no_top_app(void **state)
+{
+	struct fx *fx = *state;
+	char path[512];
+
+	path_in(fx, path, sizeof(path), "dev/cpuset");
+	rm_tree(path);
+	assert_int_equal(foreground_live_sample(fx->fl, 110 * SEC), -ENOENT);
+	expect_health(fx, STATUS_HEALTH_DOWN,
+		      "no /dev/cpuset/top-app (not Android?)");
+	assert_int_equal(entries(fx), 0);
+	assert_int_equal(foreground_live_current(fx->fl, NULL, NULL), -ENOENT);
+	/* It comes (cpuset mounted late): up again. */
+	assert_int_equal(mkdir(path, 0755), 0);
+	path_in(fx, path, sizeof(path), "dev/cpuset/top-app");
+	assert_int_equal(mkdir(path, 0755), 0);
+	add_proc(fx, 4321, SHOP, 10094, 5000, 0);
+	set_top(fx, "4321\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 111 * SEC), 0);
+	expect_health(fx, STATUS_HEALTH_UP, SHOP);
+	assert_int_equal(entries(fx), 1);
+}
+
+static void
+test_non_apps(void **state)
+{
+	struct fx *fx = *state;
+
+	add_proc(fx, 812, "/system/bin/surfaceflinger", 1000, 300, -1000);
+	add_proc(fx, 700, "media.codec", 1046, 310, -1000);
+	add_proc(fx, 1500, "system_server", 1000, 400, -900);
+	add_proc(fx, 3000, SHOP, 2000, 500, 0); /* shell uid, not an app */
+	add_proc(fx, 3100, "<pre-initialized>", 10094, 510, 0);
+	add_proc(fx, 3200, "com.example.shop/../x", 10094, 520, 0);
+	add_proc(fx, 3300, ".com.example", 10094, 530, 0);
+	add_proc(fx, 3400, "com.", 10094, 540, 0);
+	add_proc(fx, 3500, "zygote64", 0, 550, -1000);
+	add_proc(fx, 2, "", 0, 1, 0);
+	set_top(fx, "812\n700\n1500\n3000\n3100\n3200\n3300\n3400\n3500\n2\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 120 * SEC), 0);
+	assert_int_equal(entries(fx), 0);
+	assert_int_equal(foreground_live_current(fx->fl, NULL, NULL), -ENOENT);
+	expect_health(fx, STATUS_HEALTH_UP, "no app in top-app");
+	assert_int_equal(stats(fx).dumpsys_calls, 0);
+	/*
+	 * Settings runs with the system uid and is an app all the same; a
+	 * second user's app (uid 10 * 100000 + app id) too.
+	 */
+	add_proc(fx, 4000, "com.android.settings", 1000, 600, 0);
+	set_top(fx, "812\n4000\n1500\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 121 * SEC), 0);
+	expect_current(fx, 4000, "com.android.settings");
+	add_proc(fx, 4100, MAPS, 1010101, 700, 0);
+	set_top(fx, "812\n4100\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 122 * SEC), 0);
+	expect_current(fx, 4100, MAPS);
+	/* Without a status file the name alone decides. */
+	add_proc(fx, 4200, SHOP, -1, 800, 0);
+	set_top(fx, "4200\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 123 * SEC), 0);
+	expect_current(fx, 4200, SHOP);
+	/* No app left: the last one stays in force. */
+	set_top(fx, "812\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 124 * SEC), 0);
+	expect_health(fx, STATUS_HEALTH_UP, "'" SHOP "' kept");
+	assert_int_equal(entries(fx), 3);
+	expect_at(fx, 200 * SEC, 4200, SHOP);
+}
+
+static void
+test_garbage_procs(void **state)
+{
+	struct fx *fx = *state;
+	char path[512], *big;
+	size_t i;
+
+	add_proc(fx, 4321, SHOP, 10094, 5000, 0);
+	set_top(fx, "abc\n-5\n\n 4321 \r\n99999999999\n4321\n0\n4321x\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 130 * SEC), 0);
+	expect_current(fx, 4321, SHOP);
+	assert_int_equal(stats(fx).garbage, 5);
+	assert_int_equal(stats(fx).cache_misses, 1);
+	/* Empty: no app, not an error. */
+	set_top(fx, "");
+	assert_int_equal(foreground_live_sample(fx->fl, 131 * SEC), 0);
+	/* A file far over the read limit: bounded, and the pids still read. */
+	big = malloc(300000);
+	assert_non_null(big);
+	for (i = 0; i + 5 < 300000; i += 5)
+		memcpy(big + i, "4321\n", 5);
+	big[i] = '\0';
+	path_in(fx, path, sizeof(path), "dev/cpuset/top-app/cgroup.procs");
+	write_str(path, big);
+	free(big);
+	assert_int_equal(foreground_live_sample(fx->fl, 132 * SEC), 0);
+	expect_current(fx, 4321, SHOP);
+	assert_true(stats(fx).dropped_pids >= 1);
+	assert_int_equal(entries(fx), 1);
+}
+
+struct focus_case {
+	const char *value;
+	const char *pkg; /* NULL: names none */
+};
+
+static void
+test_focus_spellings(void **state)
+{
+	static const struct focus_case cases[] = {
+		{"Window{4ed24c1 u0 com.getir.casestudy.dev/"
+		 "com.getir.casestudy.modules.main.ui.MainActivity}",
+		 "com.getir.casestudy.dev"},
+		{"ActivityRecord{8730a17 u0 org.codeaurora.snapcam/"
+		 "com.android.camera.CameraLauncher t1032}",
+		 "org.codeaurora.snapcam"},
+		{"ActivityRecord{d9b8281 u0 tv.danmaku.bili/.MainActivityV2} "
+		 "t57}",
+		 "tv.danmaku.bili"},
+		{"AppWindowToken{422df168 token=Token{422def98 "
+		 "ActivityRecord{422dee38 u0 com.example/.UI.play.PlayActivity "
+		 "t14}}}",
+		 "com.example"},
+		{"Window{41f6b5d8 com.foo.bar/com.foo.bar.Main paused=false}",
+		 "com.foo.bar"},
+		{"Window{43e887a8 u0 com.lookout.enterprise}",
+		 "com.lookout.enterprise"},
+		{"Window{a1b2c3 u10 com.work.app/com.work.app.Main}",
+		 "com.work.app"},
+		{"Window{a1b2c3 u0 com.foo/com.foo.Main EXITING}", "com.foo"},
+		{"Window{a1b2c3 u0 Splash Screen com.foo.splash}",
+		 "com.foo.splash"},
+		{"Window{a1b2c3 u0 com.foo",
+		 "com.foo"}, /* a line cut before '}' */
+		{"  Window{a1b2c3 u0 com.foo/.A}", "com.foo"},
+		{"null", NULL},
+		{"Window{974f581 u0 NotificationShade}", NULL},
+		{"Window{974f581 u0 InputMethod}", NULL},
+		{"Window{974f581 u0 PopupWindow:9c2b1e4}", NULL},
+		{"Window{974f581 u0 StatusBar paused=false}", NULL},
+		{"Window{}", NULL},
+		{"Window{", NULL},
+		{"{", NULL},
+		{"", NULL},
+		{"Window{zz u0 /}", NULL},
+		{"Window{ab u0 /com.foo.Main}", NULL},
+		{"Window{ab u0 com..foo/x}", NULL},
+		{"Window{ab u0 9com.foo/x}", NULL},
+		{"Window{ab u0 com.foo./x}", NULL},
+		{"Window{ab u0 com-foo.bar/x}", NULL},
+		{"Window{ab u0 singleword}", NULL},
+		{"ActivityRecord{ab u0 com.foo/.A t3}} junk {", "com.foo"},
+	};
+	char pkg[FOREGROUND_PACKAGE_MAX + 1], small[4], big[700];
+	size_t i;
+	int r;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(pkg, 'x', sizeof(pkg));
+		r = foreground_live_focus_package(cases[i].value, pkg,
+						  sizeof(pkg));
+		if (!cases[i].pkg) {
+			if (r != 0)
+				fail_msg("'%s' named '%s'", cases[i].value,
+					 pkg);
+			continue;
+		}
+		if (r != 1 || strcmp(pkg, cases[i].pkg) != 0)
+			fail_msg("'%s': got %d '%s', wanted '%s'",
+				 cases[i].value, r, r ? pkg : "", cases[i].pkg);
+	}
+	/* Too small a buffer, too long a name: nothing, no overflow. */
+	assert_int_equal(
+		foreground_live_focus_package("Window{ab u0 com.foo/.A}", small,
+					      sizeof(small)),
+		0);
+	memset(big, 'a', sizeof(big));
+	memcpy(big, "Window{ab u0 ", 13);
+	big[400] = '.';
+	big[sizeof(big) - 2] = '}';
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(foreground_live_focus_package(big, pkg, sizeof(pkg)),
+			 0);
+	assert_int_equal(foreground_live_focus_package(NULL, pkg, sizeof(pkg)),
+			 0);
+}
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	n = ftell(fp);
+	assert_true(n >= 0);
+	rewind(fp);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	*len = (size_t)n;
+	return buf;
+}
+
+struct parse_case {
+	const char *file;
+	size_t n_current, n_app;
+	const char *current0, *app0;
+	uint64_t unnamed;
+};
+
+static void
+test_parse_fixtures(void **state)
+{
+	static const struct parse_case cases[] = {
+		{FIXTURES "window-a7.txt", 1, 1, LAUNCHER, LAUNCHER, 0},
+		{FIXTURES "window-a9.txt", 1, 1, SHOP, SHOP, 0},
+		{FIXTURES "window-a12.txt", 1, 1, LAUNCHER, LAUNCHER, 0},
+		{FIXTURES "window-a14.txt", 1, 1, SHOP, SHOP, 2},
+		{FIXTURES "window-shade.txt", 0, 1, NULL, LAUNCHER, 1},
+		{FIXTURES "window-null.txt", 0, 0, NULL, NULL, 2},
+		{FIXTURES "window-garbage.txt", 0, 0, NULL, NULL, 8},
+	};
+	struct foreground_live_focus f;
+	size_t i, len, cut;
+	char *buf;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		buf = slurp(cases[i].file, &len);
+		foreground_live_parse_window(buf, len, &f);
+		if (f.n_current != cases[i].n_current ||
+		    f.n_app != cases[i].n_app || f.unnamed != cases[i].unnamed)
+			fail_msg("%s: %zu current, %zu app, %llu unnamed",
+				 cases[i].file, f.n_current, f.n_app,
+				 (unsigned long long)f.unnamed);
+		if (cases[i].current0)
+			assert_string_equal(f.current[0], cases[i].current0);
+		if (cases[i].app0)
+			assert_string_equal(f.app[0], cases[i].app0);
+		assert_true(f.focus_lines >= f.unnamed);
+		assert_true(f.lines > 0);
+		/* Every cut gives a valid answer or none, never a crash. */
+		for (cut = 0; cut <= len; cut += 7)
+			foreground_live_parse_window(buf, cut, &f);
+		free(buf);
+	}
+	/* A line over the limit is cut and counted, its start still read. */
+	buf = malloc(5000);
+	assert_non_null(buf);
+	memset(buf, ' ', 5000);
+	memcpy(buf, "mCurrentFocus=Window{1 u0 com.foo/.A}", 37);
+	foreground_live_parse_window(buf, 5000, &f);
+	assert_int_equal(f.long_lines, 1);
+	assert_int_equal(f.n_current, 1);
+	assert_string_equal(f.current[0], "com.foo");
+	free(buf);
+	foreground_live_parse_window(NULL, 0, &f);
+	assert_int_equal(f.lines, 0);
+}
+
+static void
+test_bad_config(void **state)
+{
+	struct foreground_live_config cfg;
+	struct foreground_live *fl = NULL;
+	struct fx *fx = *state;
+	char longroot[5000];
+
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(foreground_live_new(NULL, fx->tl, &fl), -EINVAL);
+	assert_int_equal(foreground_live_new(&cfg, NULL, &fl), -EINVAL);
+	cfg.dumpsys_timeout_ms = -1;
+	assert_int_equal(foreground_live_new(&cfg, fx->tl, &fl), -EINVAL);
+	cfg.dumpsys_timeout_ms = 0;
+	memset(longroot, 'a', sizeof(longroot) - 1);
+	longroot[sizeof(longroot) - 1] = '\0';
+	cfg.sysroot = longroot;
+	assert_int_equal(foreground_live_new(&cfg, fx->tl, &fl), -EINVAL);
+	assert_null(fl);
+	foreground_live_free(NULL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_single_app, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_app_switch, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_no_change, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_multi_process_dumpsys,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dumpsys_refresh, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_dumpsys_exit_1, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_dumpsys_garbage, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_dumpsys_hang, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_dumpsys_large, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_pid_reuse, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_vanished, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_top_app, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_non_apps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_procs, setup,
+						teardown),
+		cmocka_unit_test(test_focus_spellings),
+		cmocka_unit_test(test_parse_fixtures),
+		cmocka_unit_test_setup_teardown(test_bad_config, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,176 @@
+#!/bin/sh
+# PID 1 of the real-kernel test VM (tests/vm/run.sh builds the initramfs
+# and checks what this prints on the serial console).
+#
+# It loads the kernel's evdev and uinput modules, builds a fake Android
+# sysroot for tapd's foreground tracking (/fakeroot: a top-app cpuset
+# holding one app process, its /proc entries, and the real /dev/input bound
+# in), starts `tapd run` with the fake dumpsys as its frame source, lets
+# vmtest play its gestures on a uinput touch screen, then asks tapd's API
+# for what it stored and prints everything between "@@BEGIN name" and
+# "@@END name" lines.  Last, it stops tapd with SIGTERM and powers off.
+#
+# /etc/vmtest.conf (written by run.sh) sets MODE: "tapd" for the test,
+# "alone" to run vmtest without tapd (to check the kernel side only).
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+/bin/busybox --install -s /bin
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /tmp /run
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+ifconfig lo 127.0.0.1 up
+
+MODE=tapd
+[ -f /etc/vmtest.conf ] && . /etc/vmtest.conf
+
+say() {
+	echo "$@" >/dev/console
+}
+
+# Whether a process runs (a zombie does not: nobody reaps it until wait).
+alive() {
+	s=$(sed -n 's/^.*) \(.\).*$/\1/p' /proc/$1/stat 2>/dev/null)
+	[ -n "$s" ] && [ "$s" != Z ]
+}
+
+finish() {
+	say "@@EXIT $1"
+	sync
+	poweroff -f
+	sleep 10
+}
+
+# A watchdog: whatever hangs, the VM ends and the host sees why.
+(sleep 100 && say "@@TIMEOUT" && poweroff -f) &
+
+say "@@BEGIN kernel"
+say "$(uname -r) $(cat /proc/uptime)"
+say "@@END kernel"
+
+for m in $(cat /lib/modules/vmtest.order); do
+	if ! insmod "/lib/modules/$m" 2>/dev/console; then
+		say "@@ERROR cannot insmod $m"
+		finish 1
+	fi
+done
+if [ ! -c /dev/uinput ]; then
+	say "@@ERROR no /dev/uinput after loading the modules"
+	finish 1
+fi
+
+# The foreground app: pid 4242, alone in the top-app cpuset.  Its /proc
+# entries are what Android's would be for an app process (the package as
+# its cmdline, NUL-terminated; a stat line whose field 22 is the start
+# time in clock ticks).
+root=/fakeroot
+app=com.vmtest.app
+pid=4242
+mkdir -p $root/dev/cpuset/top-app $root/dev/input $root/proc/$pid
+echo $pid >$root/dev/cpuset/top-app/cgroup.procs
+printf '%s\0' $app >$root/proc/$pid/cmdline
+echo "${app#com.}" >$root/proc/$pid/comm
+echo "$pid (${app#com.}) S 600 600 0 0 -1 1077952832 10000 0 0 0 500 200 0 0 10 -10 40 0 12345 4000000000 30000 18446744073709551615 1 1 0 0 0 0 4612 1 1073775864 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0" \
+	>$root/proc/$pid/stat
+printf 'Name:\t%s\nTgid:\t%s\nPid:\t%s\nPPid:\t600\nUid:\t10123\t10123\t10123\t10123\nGid:\t10123\t10123\t10123\t10123\n' \
+	"${app#com.}" $pid $pid >$root/proc/$pid/status
+echo 0 >$root/proc/$pid/oom_score_adj
+# tapd opens /dev paths under the sysroot: the touch screens must be there.
+mount -o bind /dev/input $root/dev/input
+
+mkdir -p /tmp/vm /tmp/tapd
+: >/tmp/vm/frames
+
+tapd_pid=
+if [ "$MODE" = tapd ]; then
+	/bin/tapd run --input evdev --frames latency \
+		--dumpsys-bin /bin/dumpsys --getprop-bin /bin/getprop \
+		--sysroot $root --db /tmp/tapd/taps.db \
+		--listen 127.0.0.1:7878 --pidfile /run/tapd.pid \
+		--log-file /tmp/tapd/tapd.log --settle-cap-ms 1000 -v \
+		>/tmp/tapd/stdout 2>&1 &
+	tapd_pid=$!
+	i=0
+	while ! grep -q '^listening on http://127.0.0.1:7878' /tmp/tapd/stdout \
+		/tmp/tapd/tapd.log 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt 200 ] || ! alive $tapd_pid; then
+			say "@@ERROR tapd did not start"
+			say "@@BEGIN tapd-log"
+			cat /tmp/tapd/stdout /tmp/tapd/tapd.log >/dev/console 2>&1
+			say "@@END tapd-log"
+			finish 1
+		fi
+		sleep 0.05
+	done
+	i=0
+	while [ "$(cat /run/tapd.pid 2>/dev/null)" != "$tapd_pid" ]; do
+		i=$((i + 1))
+		if [ $i -gt 40 ]; then
+			say "@@ERROR the pidfile does not hold tapd's pid $tapd_pid"
+			break
+		fi
+		sleep 0.05
+	done
+	vmtest --tapd-pid $tapd_pid --api-port 7878 --frames /tmp/vm/frames \
+		>/tmp/vm/records 2>/tmp/vm/vmtest.err
+	vrc=$?
+else
+	vmtest --frames /tmp/vm/frames >/tmp/vm/records 2>/tmp/vm/vmtest.err
+	vrc=$?
+fi
+say "@@BEGIN vmtest"
+cat /tmp/vm/records >/dev/console
+say "@@END vmtest"
+say "@@VMTEST-EXIT $vrc"
+if [ -s /tmp/vm/vmtest.err ]; then
+	say "@@BEGIN vmtest-stderr"
+	cat /tmp/vm/vmtest.err >/dev/console
+	say "@@END vmtest-stderr"
+fi
+
+if [ "$MODE" = tapd ]; then
+	api=http://127.0.0.1:7878
+	# Every gesture is stored once its response window has closed and the
+	# frame source has passed it: wait for as many as vmtest played.
+	want=$(grep -c '"seq":' /tmp/vm/records)
+	i=0
+	while :; do
+		got=$(wget -q -O - "$api/v1/taps?limit=100" 2>/dev/null |
+			grep -o '"t_up_ns"' | wc -l)
+		[ "$got" -ge "$want" ] && break
+		i=$((i + 1))
+		[ $i -gt 150 ] && break
+		sleep 0.1
+	done
+	# A moment more, so a phantom gesture finalized late is caught too.
+	sleep 1
+	say "@@BEGIN taps"
+	wget -q -O - "$api/v1/taps?limit=100" >/dev/console 2>&1
+	say ""
+	say "@@END taps"
+	say "@@BEGIN health"
+	wget -q -O - "$api/v1/health" >/dev/console 2>&1
+	say ""
+	say "@@END health"
+	kill -TERM $tapd_pid
+	i=0
+	while alive $tapd_pid && [ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	if alive $tapd_pid; then
+		say "@@TAPD-EXIT hung"
+		kill -KILL $tapd_pid
+	else
+		wait $tapd_pid
+		say "@@TAPD-EXIT $?"
+	fi
+	say "@@BEGIN tapd-log"
+	cat /tmp/tapd/stdout >/dev/console 2>&1
+	tail -n 400 /tmp/tapd/tapd.log >/dev/console 2>&1
+	say "@@END tapd-log"
+fi
+finish 0
