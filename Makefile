@@ -36,7 +36,7 @@ LIBS = $(PKG_LIBS) -lm -lpthread
 DEB_PKGS := build-essential pkg-config clang libclang-rt-14-dev clang-format \
 	libsqlite3-dev sqlite3 libevdev-dev libcjson-dev libmicrohttpd-dev \
 	libcmocka-dev libcurl4-openssl-dev protobuf-compiler bc curl jq \
-	prometheus
+	prometheus zip qemu-system-x86 busybox-static cpio
 
 ifeq ($(V),1)
 Q :=
@@ -63,7 +63,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FORMAT_SRCS = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
 
 .PHONY: FORCE all deps run check asan clean install format format-check unit e2e \
-	bench-replay bench-query
+	bench-replay bench-query magisk
 .DEFAULT_GOAL := all
 # Objects are kept between runs even when only a test binary needed them.
 .SECONDARY:
@@ -79,8 +79,12 @@ deps:
 		echo "installing:$$missing"; \
 		sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
 		$$sudo apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
+		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq \
+			--no-install-recommends $$missing; \
 	fi
+	@# The real-kernel test boots Debian's kernel, unpacked into build/
+	@# (the machine's own /boot is never touched).
+	@sh tests/vm/fetch-kernel.sh build/vm/kernel
 
 $(BUILD)/%.o: %.c
 	$(quiet) CC $<
@@ -155,7 +159,8 @@ e2e: $(TAPD) $(SIM)
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all unit
-	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BINS) $(sort $(wildcard tests/e2e/*.sh))
+	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BINS) $(sort $(wildcard tests/e2e/*.sh)) \
+		tests/vm/magisk.sh tests/vm/run.sh
 
 # Sanitizer builds go to their own directory so they never mix with the
 # normal objects.
@@ -183,6 +188,11 @@ fuzz-%: deps $(BUILD)/fuzz/fuzz_%
 	@seeds=""; [ -d tests/fuzz/seeds-$* ] && seeds=tests/fuzz/seeds-$*; \
 	$(BUILD)/fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 		$(BUILD)/fuzz/corpus-$* $$seeds
+
+# The Magisk module around a tapd built for the phone (TAPD_BIN).
+TAPD_BIN ?= $(TAPD)
+magisk: $(if $(filter $(TAPD),$(TAPD_BIN)),$(TAPD))
+	VERSION=$(VERSION) sh init/magisk/pack.sh $(TAPD_BIN) $(BUILD)/tapd-magisk.zip
 
 # Benchmarks: figures printed, nothing asserted.
 bench-replay: all

@@ -41,8 +41,10 @@
 /* After a child's pipes close, how soon to look again for its exit. */
 #define REAP_RETRY_NS (5 * MS_NS)
 
-/* Slots for perfetto sessions: the current one, the one it replaces, and
- * room for ones still being read after they exited. */
+/*
+ * Slots for perfetto sessions: the current one, the one it replaces, and
+ * room for ones still being read after they exited.
+ */
 #define SESSIONS_MAX 4
 
 /* Latency trackers kept, least recently polled evicted first. */
@@ -88,6 +90,7 @@ struct session {
 	int64_t coverage;
 	int64_t first_present;
 	int64_t last_event_ns;
+	int64_t max_present; /* latest present of a frame read */
 	uint64_t frame_events;
 	uint64_t bytes;
 	int at_end; /* the last read reached the end of the file */
@@ -216,6 +219,17 @@ set_health(struct frames_live *fl, enum status_health h, const char *fmt, ...)
 	if (fl->health_set && fl->health == h &&
 	    strcmp(fl->detail, detail) == 0)
 		return;
+	/*
+	 * The poller's problems reach the log only here, when its health
+	 * changes, not once per cycle; the perfetto side logs its events.
+	 */
+	if (fl->mode == FRAMES_LIVE_LATENCY && fl->health_set &&
+	    fl->health != h) {
+		if (h == STATUS_HEALTH_UP)
+			log_info("frames: %s", detail);
+		else
+			log_warnx("frames: %s", detail);
+	}
 	fl->health_set = 1;
 	fl->health = h;
 	memcpy(fl->detail, detail, sizeof(detail));
@@ -340,12 +354,13 @@ child_exec(const char *path, char *const argv[], int in, int out, int err,
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
 		_exit(127);
-	for (i = 0; i < 3; i++) {
-		if (fds[i] == i)
-			fcntl(i, F_SETFD, 0);
-		else if (dup2(fds[i], i) < 0)
+	/* Out of 0-2 first, so that no dup2() overwrites a later source. */
+	for (i = 0; i < 3; i++)
+		if (fds[i] < 3 && (fds[i] = fcntl(fds[i], F_DUPFD, 3)) < 0)
 			goto fail;
-	}
+	for (i = 0; i < 3; i++)
+		if (dup2(fds[i], i) < 0)
+			goto fail;
 	execv(path, argv);
 fail:
 	e = errno;
@@ -427,8 +442,8 @@ child_spawn(struct frames_live *fl, struct child *c, char *const argv[],
 	child_init(c);
 	rc = resolve(argv[0], path, sizeof(path));
 	if (rc < 0) {
-		snprintf(c->errline, sizeof(c->errline),
-			 "cannot run '%s': %s", argv[0], strerror(-rc));
+		snprintf(c->errline, sizeof(c->errline), "cannot run '%s': %s",
+			 argv[0], strerror(-rc));
 		return rc;
 	}
 	if (in)
@@ -474,12 +489,14 @@ child_spawn(struct frames_live *fl, struct child *c, char *const argv[],
 	}
 	c->pid = pid;
 	c->started_ns = now_ns();
-	c->deadline_ns = timeout_ms ? c->started_ns + timeout_ms * MS_NS
-				    : INT64_MAX;
+	c->deadline_ns =
+		timeout_ms ? c->started_ns + timeout_ms * MS_NS : INT64_MAX;
 	c->out_max = out_max;
 	if (in) {
-		/* A config never fills a pipe, but a stuck child must not
-		 * stall the loop if one ever did. */
+		/*
+		 * A config never fills a pipe, but a stuck child must not
+		 * stall the loop if one ever did.
+		 */
 		fcntl(inp[1], F_SETFL, O_NONBLOCK);
 		feed_stdin(inp[1], in, len);
 		close_fd(&inp[1]);
@@ -778,8 +795,8 @@ fold_reader_stats(struct frames_live *fl, const struct session *s)
 		return;
 	ftl_get_stats(s->rd, &st);
 	fl->ftl_packets += st.packets;
-	fl->ftl_dropped += st.packets_lost + st.malformed +
-			   st.evicted_waiting + st.unpaired_ends + st.corrupt;
+	fl->ftl_dropped += st.packets_lost + st.malformed + st.evicted_waiting +
+			   st.unpaired_ends + st.corrupt;
 }
 
 /* Frees a session slot, deleting its file. */
@@ -871,7 +888,7 @@ session_start(struct frames_live *fl, int64_t now)
 	p.session_name = session_name_of(fl, s->name_idx, name, sizeof(name));
 	p.file_write_period_ms = fl->cfg.write_period_ms;
 	p.flush_period_ms = fl->cfg.flush_period_ms;
-	p.max_file_size_bytes = 2 * fl->cfg.rotate_bytes;
+	p.max_file_size_bytes = fl->cfg.cap_bytes;
 	rc = tracecfg_encode(&p, &cfg, &len);
 	if (rc == 0)
 		rc = ftl_new(NULL, &s->rd);
@@ -905,6 +922,7 @@ session_start(struct frames_live *fl, int64_t now)
 	s->last_event_ns = now;
 	s->coverage = INT64_MIN;
 	s->first_present = INT64_MIN;
+	s->max_present = INT64_MIN;
 	log_info("started perfetto session '%s' writing '%s'", name, s->path);
 	return s;
 }
@@ -921,6 +939,8 @@ emit_ftl(struct frames_live *fl, struct session *s, frames_live_cb cb,
 	while (ftl_next(s->rd, &f) == 1) {
 		if (s->first_present == INT64_MIN)
 			s->first_present = f.present_ns;
+		if (f.present_ns > s->max_present)
+			s->max_present = f.present_ns;
 		key = frame_key(&f);
 		if (seen_has(&fl->seen, key)) {
 			fl->st.duplicates++;
@@ -1050,8 +1070,8 @@ session_finish(struct frames_live *fl, struct session *s, int64_t now,
 	wm = ftl_watermark(s->rd);
 	if (s->joined && wm > fl->wm)
 		fl->wm = wm;
-	log_info("perfetto session file '%s' read: %" PRIu64 " bytes",
-		 s->path, s->bytes);
+	log_info("perfetto session file '%s' read: %" PRIu64 " bytes", s->path,
+		 s->bytes);
 	session_release(fl, s, 1);
 	return 0;
 }
@@ -1075,7 +1095,9 @@ session_exited(struct frames_live *fl, struct session *s, int64_t now)
 		 * new one took over; the new one carries on, and if it does
 		 * not reach back far enough the join records the gap.
 		 */
-		log_info("perfetto session '%s' ended at its size cap", s->path);
+		fl->st.capped++;
+		log_info("perfetto session '%s' ended at its size cap",
+			 s->path);
 	} else if (!s->established) {
 		if (s->timed_out)
 			snprintf(fl->last_error, sizeof(fl->last_error),
@@ -1093,6 +1115,8 @@ session_exited(struct frames_live *fl, struct session *s, int64_t now)
 			fl->rotate_at_ns = fl->restart_at_ns;
 		}
 	} else {
+		if (child_clean_exit(&s->ch))
+			fl->st.capped++;
 		snprintf(fl->last_error, sizeof(fl->last_error),
 			 "perfetto exited (%s): %s", how,
 			 s->ch.errline[0] ? s->ch.errline : "no message");
@@ -1143,8 +1167,7 @@ ftl_work(struct frames_live *fl, int64_t now, frames_live_cb cb, void *ctx)
 		if (!s->used)
 			continue;
 		child_pump(fl, &s->ch, now);
-		if (child_running(&s->ch) && !s->established &&
-		    !s->ch.killed &&
+		if (child_running(&s->ch) && !s->established && !s->ch.killed &&
 		    now - s->started_ns >= ftl_establish_timeout_ns(fl)) {
 			kill(s->ch.pid, SIGKILL);
 			s->ch.killed = 1;
@@ -1217,7 +1240,11 @@ ftl_work(struct frames_live *fl, int64_t now, frames_live_cb cb, void *ctx)
 		}
 	}
 
-	/* The watermark: joined sessions' data, and the idle rule. */
+	/*
+	 * The watermark: joined sessions' data, and once a session has been
+	 * quiet for the lag, its latest present (the reader alone waits for
+	 * the next display frame, which on an idle screen does not come).
+	 */
 	for (i = 0; i < SESSIONS_MAX; i++) {
 		s = &fl->sess[i];
 		if (!s->used || !s->joined)
@@ -1226,8 +1253,8 @@ ftl_work(struct frames_live *fl, int64_t now, frames_live_cb cb, void *ctx)
 		if (cand > fl->wm)
 			fl->wm = cand;
 		if (child_running(&s->ch) && !s->stopping && s->at_end &&
-		    now - s->last_event_ns >= lag && now - lag > fl->wm)
-			fl->wm = now - lag;
+		    now - s->last_event_ns >= lag && s->max_present > fl->wm)
+			fl->wm = s->max_present;
 	}
 	return 0;
 }
@@ -1336,7 +1363,7 @@ lat_end_cycle(struct frames_live *fl)
 	if (lp->cycle_snaps > 0 && lp->cycle_zero_snaps == lp->cycle_snaps)
 		lat_problem(lp,
 			    "dumpsys SurfaceFlinger --latency printed only "
-			    "zero rows for the %u layers of the apps tapped",
+			    "zero rows, for all %u layers of the tapped apps",
 			    lp->cycle_snaps);
 	if (!lp->cycle_failed && lp->cycle_wm != INT64_MIN &&
 	    lp->cycle_wm > fl->wm)
@@ -1472,8 +1499,9 @@ lat_snapshot(struct frames_live *fl, frames_live_cb cb, void *ctx)
 		lp->cycle_zero_snaps++;
 	}
 	if (lp->ch.out_over)
-		lat_problem(lp, "dumpsys SurfaceFlinger --latency '%s' printed "
-				"too much",
+		lat_problem(lp,
+			    "dumpsys SurfaceFlinger --latency '%s' printed "
+			    "too much",
 			    layer);
 	t = lat_tracker(lp, layer);
 	if (!t) {
@@ -1551,9 +1579,9 @@ lat_work(struct frames_live *fl, int64_t now, frames_live_cb cb, void *ctx)
 			return 0;
 		if (lp->state == LAT_LIST) {
 			if (lat_child_ok(fl, "--list")) {
-				rc = latency_list_parse(
-					lp->ch.out ? lp->ch.out : "",
-					lp->ch.out_len, &list);
+				rc = latency_list_parse(lp->ch.out ? lp->ch.out
+								   : "",
+							lp->ch.out_len, &list);
 				if (rc < 0)
 					return rc;
 				if (!list_has_layers(list)) {
@@ -1680,7 +1708,7 @@ frames_live_config_default(struct frames_live_config *cfg)
 	cfg->write_period_ms = 1000;
 	cfg->flush_period_ms = 1000;
 	cfg->tail_ms = 250;
-	cfg->ftl_lag_ms = 6000;
+	cfg->ftl_lag_ms = 3000;
 	cfg->poll_ms = 500;
 	cfg->child_timeout_ms = 2000;
 	cfg->restart_min_ms = 1000;
@@ -1795,7 +1823,8 @@ clean_stale(struct frames_live *fl)
 		pidbuf[dash - de->d_name - 5] = '\0';
 		if (parse_int64(pidbuf, 1, INT_MAX, &pid) < 0)
 			continue;
-		if (pid != getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+		if (pid != getpid() &&
+		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
 			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", fl->trace_dir,
 			     de->d_name) >= (int)sizeof(path))
@@ -1820,7 +1849,8 @@ config_ok(const struct frames_live_config *c)
 	    c->write_period_ms < TRACECFG_WRITE_PERIOD_MIN_MS ||
 	    c->tail_ms == 0 || c->poll_ms == 0 || c->child_timeout_ms == 0 ||
 	    c->restart_min_ms == 0 || c->restart_max_ms < c->restart_min_ms ||
-	    c->down_after == 0) {
+	    c->down_after == 0 ||
+	    (c->cap_bytes && c->cap_bytes <= c->rotate_bytes)) {
 		log_error("cannot start the frame source: a period, size or "
 			  "count in its configuration is out of range");
 		return 0;
@@ -1841,6 +1871,8 @@ frames_live_new(const struct frames_live_config *cfg, struct frames_live **out)
 	if (!fl)
 		return -ENOMEM;
 	fl->cfg = *cfg;
+	if (!fl->cfg.cap_bytes)
+		fl->cfg.cap_bytes = 2 * cfg->rotate_bytes;
 	fl->epfd = -1;
 	fl->tfd = -1;
 	fl->wm = INT64_MIN;
@@ -1852,16 +1884,16 @@ frames_live_new(const struct frames_live_config *cfg, struct frames_live **out)
 		fl->sess[i].fd = -1;
 		child_init(&fl->sess[i].ch);
 	}
-	fl->perfetto_bin = strdup(cfg->perfetto_bin ? cfg->perfetto_bin
-						    : "perfetto");
-	fl->dumpsys_bin = strdup(cfg->dumpsys_bin ? cfg->dumpsys_bin
-						  : "dumpsys");
-	fl->getprop_bin = strdup(cfg->getprop_bin ? cfg->getprop_bin
-						  : "getprop");
+	fl->perfetto_bin =
+		strdup(cfg->perfetto_bin ? cfg->perfetto_bin : "perfetto");
+	fl->dumpsys_bin =
+		strdup(cfg->dumpsys_bin ? cfg->dumpsys_bin : "dumpsys");
+	fl->getprop_bin =
+		strdup(cfg->getprop_bin ? cfg->getprop_bin : "getprop");
 	fl->trace_dir = strdup(cfg->trace_dir ? cfg->trace_dir
 					      : "/data/misc/perfetto-traces");
-	fl->session_name = strdup(cfg->session_name ? cfg->session_name
-						    : "tapd");
+	fl->session_name =
+		strdup(cfg->session_name ? cfg->session_name : "tapd");
 	fl->buf = malloc(READ_CHUNK);
 	if (!fl->perfetto_bin || !fl->dumpsys_bin || !fl->getprop_bin ||
 	    !fl->trace_dir || !fl->session_name || !fl->buf ||

@@ -37,18 +37,19 @@
  * config on stdin (no -o: perfetto refuses it with output_path), writing
  * `<trace_dir>/tapd-<pid>-<n>.pftrace`, unique_session_name
  * `<session_name>_0` or `_1` (two of ours overlap during a rotation), a
- * size cap of 2 * rotate_bytes.  The file is read every tail_ms.  Once
- * rotate_bytes have been read a second session is started on a new file
- * while the first keeps running; both files are read, and every frame is
- * emitted once (see "No frame lost or duplicated").  A file is deleted
- * once its session has exited and the file has been read to its end (at
- * once after a clean exit, which perfetto makes only after the service
- * wrote the file; write_period_ms later after a crash, in case traced was
- * still writing).  frames_live_new() deletes files left by a tapd that is
- * no longer running.  When the only session exits, a new one is started
- * after a backoff that doubles from restart_min_ms to restart_max_ms and
- * goes back to the minimum once a session is established (its file holds
- * a clock snapshot).  Health: degraded while starting or restarting, up
+ * size cap of cap_bytes (by default twice rotate_bytes).  The file is
+ * read every tail_ms.  Once rotate_bytes have been read, a second session
+ * is started on a new file while the first keeps running; both files are
+ * read, and every frame is emitted once (see "No frame lost or
+ * duplicated").  A file is deleted once its session has exited and the
+ * file has been read to its end: at once after a clean exit, which
+ * perfetto makes only after the service wrote the file, and
+ * write_period_ms later after a crash, in case traced was still writing.
+ * frames_live_new() deletes files left by a tapd that is no longer
+ * running.  When the only session exits, a new one is started after a
+ * backoff that doubles from restart_min_ms to restart_max_ms and goes
+ * back to the minimum once a session is established (its file holds a
+ * clock snapshot).  Health: degraded while starting or restarting, up
  * while a session is established, down after down_after failures in a
  * row (a session that exits, or cannot be run, before it is established),
  * with perfetto's last line on stderr: "perfetto refused: ...".
@@ -73,11 +74,18 @@
  * have all been emitted; it never decreases.
  *  - ftl: the FrameTimeline reader's watermark of the sessions in use
  *    (frames_ftl.h: it lags the newest present by one display frame), and,
- *    while no FrameTimeline event has been read for ftl_lag_ms from a
- *    session still running, now - ftl_lag_ms: SurfaceFlinger writes a
- *    frame within ftl_lag_ms of its present (flush_period_ms makes it
- *    commit, write_period_ms puts it in the file), so an idle screen still
- *    lets taps be finalized.  After a gap the watermark moves past it.
+ *    once no FrameTimeline event has been read for ftl_lag_ms from a
+ *    session still running, the latest present read from it: whatever
+ *    SurfaceFlinger wrote has then reached the file (flush_period_ms makes
+ *    it commit, write_period_ms puts it in the file).  No wall-clock rule
+ *    goes further: SurfaceFlinger writes a display frame from
+ *    flushPendingPresentFences() at its next composition (frames.md 1.5),
+ *    so the last frame before the screen goes idle (often the last frame
+ *    of a tap's response) stays unwritten until something is drawn again,
+ *    and its present time is unknown until then.  A tap on an idle screen
+ *    is therefore finalized when the screen next changes (the next touch
+ *    usually does it), or as truncated at the end.  After a gap the
+ *    watermark moves past it.
  *  - latency: the minimum, over the layers polled in the last cycle, of
  *    their trackers' watermarks (frames_latency.h), or the cycle's capture
  *    time when the wanted apps have no layer; it does not move in a cycle
@@ -136,12 +144,13 @@ struct frames_live_config {
 	const char *getprop_bin;    /* default "getprop" */
 	const char *trace_dir;	    /* default "/data/misc/perfetto-traces" */
 	const char *session_name;   /* default "tapd" */
-	uint64_t rotate_bytes;	    /* default 32 MiB; the cap is twice it */
+	uint64_t rotate_bytes;	    /* default 32 MiB */
+	uint64_t cap_bytes;	    /* max_file_size_bytes, 0: 2 * rotate */
 	uint32_t buffer_kb;	    /* traced's buffer, default 4096 */
 	uint32_t write_period_ms;   /* file_write_period_ms, default 1000 */
 	uint32_t flush_period_ms;   /* flush_period_ms, default 1000 */
 	uint32_t tail_ms;	    /* how often the file is read, 250 */
-	uint32_t ftl_lag_ms;	    /* idle rule, default 6000 */
+	uint32_t ftl_lag_ms;	    /* quiet time of the idle rule, 3000 */
 	uint32_t poll_ms;	    /* latency cycle period, default 500 */
 	uint32_t child_timeout_ms;  /* dumpsys and getprop, default 2000 */
 	uint32_t restart_min_ms;    /* default 1000 */
@@ -152,21 +161,22 @@ struct frames_live_config {
 
 /* Counters since frames_live_new(). */
 struct frames_live_stats {
-	uint64_t frames;	   /* emitted */
-	uint64_t duplicates;	   /* ftl: recorded by two sessions, dropped */
-	uint64_t children;	   /* child processes started, of any kind */
-	int children_running;	   /* of ours, now */
+	uint64_t frames;      /* emitted */
+	uint64_t duplicates;  /* ftl: recorded by two sessions, dropped */
+	uint64_t children;    /* child processes started, of any kind */
+	int children_running; /* of ours, now */
 	/* ftl */
 	uint64_t sessions;	   /* perfetto sessions started */
 	uint64_t session_exits;	   /* of which exited (any reason) */
 	uint64_t session_failures; /* exited or failed before established */
 	uint64_t rotations;	   /* second sessions started for a rotation */
+	uint64_t capped;	   /* sessions that ended at the size cap */
 	uint64_t files_deleted;
 	uint64_t bytes_read;
-	uint64_t packets;	   /* TracePackets read, all files */
-	uint64_t packets_dropped;  /* lost, malformed or never joined */
-	uint64_t gaps;		   /* times no session was recording */
-	int64_t gap_ns;		   /* their total length, as far as known */
+	uint64_t packets;	  /* TracePackets read, all files */
+	uint64_t packets_dropped; /* lost, malformed or never joined */
+	uint64_t gaps;		  /* times no session was recording */
+	int64_t gap_ns;		  /* their total length, as far as known */
 	/* latency */
 	uint64_t polls;		   /* cycles run */
 	uint64_t snapshots;	   /* --latency outputs fed */
@@ -192,10 +202,10 @@ void frames_live_config_default(struct frames_live_config *cfg);
 
 /*
  * Starts the source (auto: decides it first).  Strings are copied.
- * Returns 0 and sets *out; -EINVAL for a bad config (a zero period or
- * rotate_bytes below 4 KiB, logged); -ENOMEM; or the errno of the epoll
- * or timer fd.  A program that is missing or fails is not an error here:
- * it is reported through the health and retried.  Free with
+ * Returns 0 and sets *out; -EINVAL for a bad config (a zero period,
+ * rotate_bytes below 4 KiB or a cap not above it, logged); -ENOMEM; or the
+ * errno of the epoll or timer fd.  A program that is missing or fails is not an
+ * error here: it is reported through the health and retried.  Free with
  * frames_live_free().
  */
 int frames_live_new(const struct frames_live_config *cfg,
@@ -218,12 +228,11 @@ enum frames_live_mode frames_live_mode(const struct frames_live *fl);
 /*
  * Does what is due without blocking: reads the children's output and the
  * trace files, reaps children, starts, stops and restarts them, and calls
- * cb for each new frame.  Returns 0, or what cb returned when negative
- * (the frame it refused is not offered again; the rest stay for the next
- * call), or -ENOMEM.
+ * cb (not NULL) for each new frame.  Returns 0, or what cb returned when
+ * negative (the frame it refused is not offered again; the rest stay for the
+ * next call), or -ENOMEM.
  */
-int frames_live_dispatch(struct frames_live *fl, frames_live_cb cb,
-			 void *ctx);
+int frames_live_dispatch(struct frames_live *fl, frames_live_cb cb, void *ctx);
 
 /* See "Watermark" above. */
 int64_t frames_live_watermark(const struct frames_live *fl);

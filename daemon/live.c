@@ -249,8 +249,14 @@ fill_status(struct status_snapshot *s, void *ctx)
 {
 	struct status_ctx *sc = ctx;
 	struct live *l = sc->l;
+	struct frames_live_stats fs;
 
 	pipeline_fill_status(l->pipe, s);
+	if (l->frames) {
+		frames_live_get_stats(l->frames, &fs);
+		s->packets_read = fs.packets;
+		s->packets_dropped = fs.packets_dropped;
+	}
 	s->input_time_ns = l->last_input_ns;
 	s->frames_watermark_ns = sc->frames_wm;
 	if (sc->frames_wm == INT64_MIN || sc->frames_wm == INT64_MAX ||

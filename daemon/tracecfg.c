@@ -21,8 +21,8 @@
 #define TC_WRITE_FLUSH_MODE	44
 
 /* TraceConfig.BufferConfig */
-#define BC_SIZE_KB     1
-#define BC_FILL_POLICY 4
+#define BC_SIZE_KB	 1
+#define BC_FILL_POLICY	 4
 #define FILL_RING_BUFFER 1
 
 /* TraceConfig.DataSource and DataSourceConfig */

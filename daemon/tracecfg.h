@@ -39,12 +39,12 @@
 #define TRACECFG_WRITE_PERIOD_MIN_MS 100
 
 struct tracecfg_params {
-	uint32_t buffer_kb;		/* central buffer size, default 4096 */
-	const char *output_path;	/* required; must not exist yet */
-	const char *session_name;	/* unique_session_name, NULL: none */
-	uint32_t file_write_period_ms;	/* default 1000 */
-	uint32_t flush_period_ms;	/* default 1000; 0 leaves it out */
-	uint64_t max_file_size_bytes;	/* 0: no cap (left out) */
+	uint32_t buffer_kb;	       /* central buffer size, default 4096 */
+	const char *output_path;       /* required; must not exist yet */
+	const char *session_name;      /* unique_session_name, NULL: none */
+	uint32_t file_write_period_ms; /* default 1000 */
+	uint32_t flush_period_ms;      /* default 1000; 0 leaves it out */
+	uint64_t max_file_size_bytes;  /* 0: no cap (left out) */
 };
 
 /* Fills p with the defaults above; output_path and session_name NULL. */

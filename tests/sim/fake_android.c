@@ -13,11 +13,11 @@
 #include "msg.h"
 
 /* The vsync grid: 60 Hz, and the period line SurfaceFlinger prints. */
-#define PERIOD_NS	16666667LL
-#define PERIOD_PRINTED	INT64_C(16666666)
-#define RING_ROWS	127
-#define MS		1000000LL
-#define SIGNAL_PENDING	INT64_MAX
+#define PERIOD_NS      16666667LL
+#define PERIOD_PRINTED INT64_C(16666666)
+#define RING_ROWS      127
+#define MS	       1000000LL
+#define SIGNAL_PENDING INT64_MAX
 
 enum pattern {
 	CONTAINER, /* no buffers: zero rows */
@@ -48,12 +48,11 @@ static const struct layer layers[] = {
 	{"Bounds for - com.example.mail/com.example.mail.MainActivity#1231", 5,
 	 CONTAINER},
 	{"Task=13#1301", 3, CONTAINER},
-	{"ActivityRecord{7b1c2d3 u0 com.example.maps/.MapActivity t13}#1310",
-	 9, CONTAINER},
+	{"ActivityRecord{7b1c2d3 u0 com.example.maps/.MapActivity t13}#1310", 9,
+	 CONTAINER},
 	{"a1b2c3d com.example.maps/com.example.maps.MapActivity#1311", 10,
 	 CONTAINER},
-	{"com.example.maps/com.example.maps.MapActivity#1312", 11,
-	 MAPS_WINDOW},
+	{"com.example.maps/com.example.maps.MapActivity#1312", 11, MAPS_WINDOW},
 	{"SurfaceView[com.example.maps/com.example.maps.MapActivity]#1320", 12,
 	 CONTAINER},
 	{"SurfaceView[com.example.maps/com.example.maps.MapActivity](BLAST)"
@@ -183,8 +182,7 @@ print_list(void)
 		else
 			printf("RequestedLayerState{%s parentId=%s}\n",
 			       layers[i].name,
-			       strrchr(layers[layers[i].parent].name, '#') +
-				       1);
+			       strrchr(layers[layers[i].parent].name, '#') + 1);
 	}
 	return 0;
 }
@@ -193,6 +191,7 @@ static int
 print_latency(const char *name)
 {
 	const char *mode = mode_of("TAPD_FAKE_DUMPSYS_MODE", "ok");
+	const char *only = getenv("TAPD_FAKE_DUMPSYS_ONLY");
 	const char *log = getenv("TAPD_FAKE_FRAMES_LOG");
 	static struct row ring[RING_ROWS];
 	char *logbuf = NULL;
@@ -200,6 +199,8 @@ print_latency(const char *name)
 	int64_t now, j, jmax, stop;
 	int idx, n = 0, i;
 
+	if (only && *only && !strstr(name, only))
+		mode = "ok";
 	if (strcmp(mode, "error") == 0) {
 		fprintf(stderr, "Error dumping service info: (Permission "
 				"denied) SurfaceFlinger\n");
@@ -252,8 +253,8 @@ print_latency(const char *name)
 
 			if (m > 0 && (size_t)m < sizeof(line)) {
 				if (loglen + (size_t)m > logcap) {
-					size_t cap = logcap ? logcap * 2
-							    : 16384;
+					size_t cap =
+						logcap ? logcap * 2 : 16384;
 					char *p;
 
 					while (cap < loglen + (size_t)m)

@@ -26,6 +26,8 @@
  *     zeros: every layer prints zero rows; error: a message on stderr and
  *     exit 1; garbage: a permission denial and junk on stdout, exit 0;
  *     hang: the period line, then nothing until killed
+ *   TAPD_FAKE_DUMPSYS_ONLY=TEXT     the --latency mode applies only to
+ *                                  layers whose name contains TEXT
  *   TAPD_FAKE_DUMPSYS_CALLS=PATH   append "list" or "latency NAME" for
  *                                  each run
  *   TAPD_FAKE_FRAMES_LOG=PATH      append "desired actual layer" for every

@@ -29,16 +29,25 @@
 /* A data source starts a little after the session (an IPC round trip). */
 #define DS_START_NS 20000000LL
 
-/* SurfaceFlinger writes a display frame this long after its present. */
+/*
+ * SurfaceFlinger writes a display frame at its next composition, once the
+ * frame's present fence has signalled (flushPendingPresentFences() from
+ * setSfPresent(), frames.md 1.5): this long after that composition's
+ * wake-up.  The last frame before the screen goes idle is not written
+ * until something is drawn again.
+ */
 #define EMIT_DELAY_NS 2000000LL
+
+/* How far ahead the next composition is looked for (10 s of vsyncs). */
+#define NEXT_MAX 600
 
 #define MS 1000000LL
 
 /* Protobuf wire types. */
-#define WT_VARINT  0
-#define WT_I64	   1
-#define WT_LEN	   2
-#define WT_I32	   5
+#define WT_VARINT 0
+#define WT_I64	  1
+#define WT_LEN	  2
+#define WT_I32	  5
 
 /* TraceConfig fields read. */
 #define TC_BUFFERS		1
@@ -119,6 +128,7 @@ struct fake {
 	uint64_t written;
 	uint64_t frames;
 	int idle;
+	int64_t draw_until; /* apps draw only before this MONOTONIC time */
 	const char *log_path;
 	uint64_t die_after;
 	const char *die_once;
@@ -427,12 +437,20 @@ claim_session(const struct config *c)
 	return 0;
 }
 
+static int64_t
+vsync(int64_t k)
+{
+	return k * PERIOD_NS;
+}
+
 /* The app frames: a pure function of the vsync index. */
 static int
 app_draws(const struct fake *f, int a, int64_t k)
 {
-	if (f->idle)
+	if (f->idle || vsync(k) >= f->draw_until)
 		return 0;
+	if (f->draw_until != INT64_MAX)
+		return a == 0; /* one app animates until it stops */
 	if (a == 0)
 		return (k / 30) % 2 == 0;
 	return k % 3 == 0 && (k / 90) % 3 != 2;
@@ -447,12 +465,6 @@ display_exists(const struct fake *f, int64_t k)
 		if (app_draws(f, a, k))
 			return 1;
 	return 0;
-}
-
-static int64_t
-vsync(int64_t k)
-{
-	return k * PERIOD_NS;
 }
 
 static int64_t
@@ -477,6 +489,26 @@ static int64_t
 app_ready(int64_t k)
 {
 	return vsync(k) - 3 * MS;
+}
+
+/*
+ * When SurfaceFlinger writes display frame k: at the first composition
+ * after its present, or never (INT64_MAX) when nothing is drawn again.
+ */
+static int64_t
+emit_of(const struct fake *f, int64_t k)
+{
+	int64_t j, t;
+
+	for (j = k + 1; j <= k + NEXT_MAX; j++) {
+		if (!display_exists(f, j))
+			continue;
+		t = display_start(j) + EMIT_DELAY_NS;
+		return t > present_of(k) + EMIT_DELAY_NS
+			       ? t
+			       : present_of(k) + EMIT_DELAY_NS;
+	}
+	return INT64_MAX;
 }
 
 /* The trace clock's value of MONOTONIC time t. */
@@ -588,9 +620,9 @@ write_group(struct fake *f, int64_t k)
 		b_int(&f->sub, 11, 1);
 		event(f, FT_ACTUAL_SURFACE, app_start(a, k));
 		frame_end(f, c, app_ready(k));
-		n = snprintf(line, sizeof(line), "%d %" PRId64 " %" PRId64 " %s\n",
-			     apps[a].pid, app_start(a, k), present_of(k),
-			     apps[a].layer);
+		n = snprintf(line, sizeof(line),
+			     "%d %" PRId64 " %" PRId64 " %s\n", apps[a].pid,
+			     app_start(a, k), present_of(k), apps[a].layer);
 		if (n > 0 && (size_t)n < sizeof(line))
 			b_put(&f->log, line, (size_t)n);
 		f->frames++;
@@ -661,8 +693,7 @@ append_log(struct fake *f)
 
 	if (!f->log_path || f->log.len == 0)
 		return;
-	fd = open(f->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-		  0644);
+	fd = open(f->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		msg_warn("cannot open '%s'", f->log_path);
 		return;
@@ -689,10 +720,10 @@ periodic_write(struct fake *f, int64_t now)
 
 	f->log.len = 0;
 	for (;;) {
-		while (!display_exists(f, f->next_k) &&
-		       present_of(f->next_k) + EMIT_DELAY_NS <= now)
+		while (!display_exists(f, f->next_k) && vsync(f->next_k) <= now)
 			f->next_k++;
-		if (present_of(f->next_k) + EMIT_DELAY_NS > now)
+		if (!display_exists(f, f->next_k) ||
+		    emit_of(f, f->next_k) > now)
 			break;
 		file_len = f->file.len;
 		log_len = f->log.len;
@@ -702,7 +733,7 @@ periodic_write(struct fake *f, int64_t now)
 		write_group(f, f->next_k);
 		if (f->cfg.max_file_size &&
 		    f->written + f->file.len > f->cfg.max_file_size) {
-			/* Traced stops at the cap: this group is not written. */
+			/* Traced stops at the cap: not this group. */
 			f->file.len = file_len;
 			f->log.len = log_len;
 			f->frames = frames;
@@ -744,8 +775,8 @@ fake_loop(struct fake *f, int64_t max_ns)
 	for (;;) {
 		now = now_ns(CLOCK_MONOTONIC);
 		if (stop_flag)
-			fprintf(stderr,
-				"SIGINT/SIGTERM received: disabling tracing.\n");
+			fprintf(stderr, "SIGINT/SIGTERM received: disabling "
+					"tracing.\n");
 		rc = periodic_write(f, now);
 		if (rc < 0)
 			return 1;
@@ -810,7 +841,7 @@ fake_perfetto_main(int argc, char **argv)
 	struct sigaction sa;
 	uint8_t *raw = NULL;
 	size_t rawlen = 0;
-	uint64_t max_ms = 120000;
+	uint64_t max_ms = 120000, draw_ms = 0;
 	int64_t mono, boot;
 	int c, fd, rc = 1;
 
@@ -892,8 +923,9 @@ fake_perfetto_main(int argc, char **argv)
 		goto out;
 	}
 	if (!f.cfg.has_ft) {
-		fprintf(stderr, "fake perfetto: no '%s' data source in the "
-				"config\n",
+		fprintf(stderr,
+			"fake perfetto: no '%s' data source in the "
+			"config\n",
 			FT_DATA_SOURCE);
 		goto out;
 	}
@@ -919,6 +951,7 @@ fake_perfetto_main(int argc, char **argv)
 						 : CLOCK_ID_BOOTTIME;
 	s = getenv("TAPD_FAKE_PERFETTO_IDLE");
 	f.idle = s && strcmp(s, "1") == 0;
+	f.draw_until = INT64_MAX;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -928,8 +961,8 @@ fake_perfetto_main(int argc, char **argv)
 
 	fprintf(stderr,
 		"Connected to the Perfetto traced service, starting tracing\n");
-	f.fd = open(f.cfg.output_path,
-		    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	f.fd = open(f.cfg.output_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		    0600);
 	if (f.fd < 0) {
 		fprintf(stderr, "Failed to create %s: %s\n", f.cfg.output_path,
 			strerror(errno));
@@ -940,11 +973,14 @@ fake_perfetto_main(int argc, char **argv)
 	mono = now_ns(CLOCK_MONOTONIC);
 	boot = now_ns(CLOCK_BOOTTIME);
 	f.boot_off = boot - mono;
+	if (env_u64("TAPD_FAKE_PERFETTO_DRAW_MS", &draw_ms) < 0)
+		goto out;
+	if (draw_ms)
+		f.draw_until = mono + (int64_t)draw_ms * MS;
 	f.cookie = 1;
 	f.next_k = (mono + DS_START_NS + 4 * MS) / PERIOD_NS + 1;
 	write_header(&f, mono, boot);
-	if (f.file.oom ||
-	    write_fully(f.fd, f.file.p, f.file.len) < 0) {
+	if (f.file.oom || write_fully(f.fd, f.file.p, f.file.len) < 0) {
 		fprintf(stderr, "Failed to write %s\n", f.cfg.output_path);
 		goto out;
 	}

@@ -14,7 +14,9 @@
  * overlap (a rotation) record the same frames with the same tokens, as two
  * real sessions of the same SurfaceFlinger would.  A session records the
  * frames whose display frame starts from 20 ms after it started (the data
- * source's start-up).
+ * source's start-up).  As SurfaceFlinger does, a display frame is written
+ * at the next composition after its present, so the last one before the
+ * screen goes idle waits for the next frame drawn.
  *
  * Refusals (a message on stderr, exit 1), as perfetto_cmd words them where
  * it has the check: an empty or undecodable config; output_path together
@@ -37,6 +39,10 @@
  *   TAPD_FAKE_PERFETTO_CLOCK=mono  MONOTONIC timestamps (Android 12);
  *                               default BOOTTIME (13+)
  *   TAPD_FAKE_PERFETTO_IDLE=1   no app draws: only the service packets
+ *   TAPD_FAKE_PERFETTO_DRAW_MS=N  the mail app animates (a frame every
+ *                               vsync) for N ms after the start, then
+ *                               nothing draws: the last frame is never
+ *                               written
  */
 #ifndef TAPD_SIM_FAKE_PERFETTO_H
 #define TAPD_SIM_FAKE_PERFETTO_H

@@ -107,7 +107,8 @@ test_full_config_decodes(void **state)
 		"max_file_size_bytes: 68719476736\n"
 		"flush_period_ms: 750\n"
 		"unique_session_name: \"tapd_1\"\n"
-		"output_path: \"/data/misc/perfetto-traces/tapd-4242-7.pftrace\"\n"
+		"output_path: "
+		"\"/data/misc/perfetto-traces/tapd-4242-7.pftrace\"\n"
 		"write_flush_mode: WRITE_FLUSH_ENABLED\n";
 
 	(void)state;

@@ -168,6 +168,11 @@ if [ "$MODE" = tapd ]; then
 		wait $tapd_pid
 		say "@@TAPD-EXIT $?"
 	fi
+	if [ -e /run/tapd.pid ]; then
+		say "@@PIDFILE left"
+	else
+		say "@@PIDFILE removed"
+	fi
 	say "@@BEGIN tapd-log"
 	cat /tmp/tapd/stdout >/dev/console 2>&1
 	tail -n 400 /tmp/tapd/tapd.log >/dev/console 2>&1

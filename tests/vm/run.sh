@@ -94,7 +94,7 @@ root=$vm/root
 cflags="-std=gnu11 -O2 -g -D_GNU_SOURCE -Wall -Wextra -Wshadow
 	-Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith -Wcast-qual
 	-Wformat=2 -Wvla -Werror"
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086,SC2046
 cc $cflags $(pkg-config --cflags libevdev) -o "$vm/vmtest" \
 	"$here/vmtest.c" $(pkg-config --libs libevdev) ||
 	die "cannot build vmtest"
@@ -247,6 +247,8 @@ fi
 stored=$(echo "$taps" | jq '.taps')
 check "tapd stops cleanly on SIGTERM" "@@TAPD-EXIT 0" \
 	"$(grep '^@@TAPD-EXIT' "$txt")"
+check "tapd removes its pidfile when it stops" "@@PIDFILE removed" \
+	"$(grep '^@@PIDFILE' "$txt")"
 
 # Every gesture played is stored once, exactly where the kernel put it.
 # The JSON keeps int64 ns as decimal strings: compare them as strings.

@@ -833,6 +833,12 @@ script(struct vt *vt, int gap_ms)
 	sleep_ms(gap_ms);
 	if ((rc = play_tap(vt, 300, 900, 60)) < 0)
 		return rc;
+	/*
+	 * The device goes when vmtest exits, and the kernel answers a read
+	 * of a removed device with ENODEV before the events still queued:
+	 * give tapd time to read the last ones, however slow it runs.
+	 */
+	sleep_ms(1000);
 	return 0;
 }
 
