@@ -10,11 +10,10 @@
 #include <sys/stat.h>
 
 #include "api_request.h"
-#include "version.h"
 #include "gesture.h"
 #include "status.h"
 #include "timeparse.h"
-
+#include "version.h"
 
 static const char *const api_health_params[] = {NULL};
 

@@ -27,7 +27,7 @@ struct live_options {
 	const char *perfetto_bin;
 	const char *dumpsys_bin;
 	const char *getprop_bin;
-	const char *trace_dir;  /* where perfetto writes; NULL for Android's */
+	const char *trace_dir; /* where perfetto writes; NULL for Android's */
 	struct pipeline_options thresholds;
 };
 

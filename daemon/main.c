@@ -13,10 +13,10 @@
 
 #include "live.h"
 #include "log.h"
-#include "version.h"
 #include "parse.h"
 #include "replay.h"
 #include "serve.h"
+#include "version.h"
 
 #define MS INT64_C(1000000)
 

@@ -26,11 +26,10 @@
 #include <time.h>
 
 #include "log.h"
-#include "version.h"
 #include "metrics.h"
 #include "status.h"
 #include "store.h"
-
+#include "version.h"
 
 #define METRICS_APP_CAP 500
 #define METRICS_APP_MAX 255
