@@ -177,5 +177,61 @@ if [ "$MODE" = tapd ]; then
 	cat /tmp/tapd/stdout >/dev/console 2>&1
 	tail -n 400 /tmp/tapd/tapd.log >/dev/console 2>&1
 	say "@@END tapd-log"
+
+	# A SIGTERM while a tap still waits for its response window: a new
+	# run on the same database, one tap, stopped at once.  The tap must be
+	# stored, as truncated; a read-only `tapd serve` shows what was kept.
+	/bin/tapd run --input evdev --frames latency \
+		--dumpsys-bin /bin/dumpsys --getprop-bin /bin/getprop \
+		--sysroot $root --db /tmp/tapd/taps.db \
+		--listen 127.0.0.1:7878 --pidfile /run/tapd.pid \
+		--log-file /tmp/tapd/tapd2.log --settle-cap-ms 5000 -v \
+		>/tmp/tapd/stdout2 2>&1 &
+	tapd_pid=$!
+	i=0
+	while ! grep -q '^listening on' /tmp/tapd/stdout2 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && break
+		sleep 0.05
+	done
+	vmtest --one-tap --tapd-pid $tapd_pid --api-port 7878 \
+		--frames /tmp/vm/frames >/tmp/vm/records2 2>>/tmp/vm/vmtest.err
+	say "@@VMTEST2-EXIT $?"
+	kill -TERM $tapd_pid
+	i=0
+	while alive $tapd_pid && [ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	if alive $tapd_pid; then
+		say "@@TAPD2-EXIT hung"
+		kill -KILL $tapd_pid
+	else
+		wait $tapd_pid
+		say "@@TAPD2-EXIT $?"
+	fi
+	say "@@BEGIN pending"
+	cat /tmp/vm/records2 >/dev/console
+	say "@@END pending"
+	/bin/tapd serve --db /tmp/tapd/taps.db --listen 127.0.0.1:7879 \
+		>/tmp/tapd/serve.out 2>&1 &
+	serve_pid=$!
+	i=0
+	while ! grep -q '^listening on' /tmp/tapd/serve.out 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && break
+		sleep 0.05
+	done
+	say "@@BEGIN pending-taps"
+	wget -q -O - "http://127.0.0.1:7879/v1/taps?status=truncated" \
+		>/dev/console 2>&1
+	say ""
+	say "@@END pending-taps"
+	kill -TERM $serve_pid
+	wait $serve_pid
+	say "@@BEGIN tapd2-log"
+	cat /tmp/tapd/stdout2 >/dev/console 2>&1
+	tail -n 100 /tmp/tapd/tapd2.log >/dev/console 2>&1
+	say "@@END tapd2-log"
 fi
 finish 0

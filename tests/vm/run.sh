@@ -325,6 +325,22 @@ check "the re-created device's gestures are stored" "$want" "$got"
 check "the forced SYN_DROPPED is counted" true \
 	"$(echo "$health" | jq '.counters.syn_dropped >= 1')"
 
+# A SIGTERM while a tap waits for its window: the tap is kept, truncated.
+pending=$(section pending | grep '"seq":' | head -n 1)
+ptaps=$(section pending-taps | grep '^{' | head -n 1)
+check "the one-tap run played its tap" "@@VMTEST2-EXIT 0" \
+	"$(grep '^@@VMTEST2-EXIT' "$txt")"
+check "tapd stops cleanly with a tap pending" "@@TAPD2-EXIT 0" \
+	"$(grep '^@@TAPD2-EXIT' "$txt")"
+pup=$(echo "$pending" | jq -r .t_up_ns 2>/dev/null)
+check "the pending tap is stored once, as truncated" 1 \
+	"$(echo "$ptaps" | jq --arg u "$pup" \
+		'[.taps[] | select(.t_up_ns == $u and .kind == "tap")] | length' \
+		2>/dev/null)"
+check "the pending tap keeps its app" com.vmtest.app \
+	"$(echo "$ptaps" | jq -r --arg u "$pup" \
+		'.taps[] | select(.t_up_ns == $u) | .app' 2>/dev/null)"
+
 if [ "$fail" -ne 0 ]; then
 	echo "--- records ---"
 	cat "$records"
@@ -334,5 +350,9 @@ if [ "$fail" -ne 0 ]; then
 	echo "$health"
 	echo "--- tapd log ---"
 	section tapd-log | tail -n 150
+	echo "--- pending: record, stored truncated taps, second run's log ---"
+	echo "$pending"
+	echo "$ptaps"
+	section tapd2-log | tail -n 60
 fi
 summary
