@@ -165,6 +165,51 @@ kill -TERM "$pid"
 wait_exit "$pid"
 check "SIGTERM with foreground: exit 0" 0 "$status"
 
+# 5. Frames from a (fake) perfetto: auto picks FrameTimeline on Android
+# 13 (a fake getprop), tapd runs the session, tails its trace, deletes the
+# files it has read, and stops it with itself.
+sim=$build/tapd-sim
+mkdir -p "$tmp/bin" "$tmp/traces"
+ln -s "$PWD/$sim" "$tmp/bin/perfetto"
+ln -s "$PWD/$sim" "$tmp/bin/getprop"
+TAPD_FAKE_SDK=33 "$tapd" run --db "$tmp/g.db" --listen 127.0.0.1:0 \
+	--sysroot "$tmp/empty" --foreground none \
+	--perfetto-bin "$tmp/bin/perfetto" --getprop-bin "$tmp/bin/getprop" \
+	--trace-dir "$tmp/traces" >"$tmp/g.out" 2>&1 &
+pid=$!
+pids+=("$pid")
+url=$(wait_url "$tmp/g.out")
+for i in $(seq 1 50); do
+	curl -s --max-time 5 "$url/v1/health" >"$tmp/health.json"
+	[ "$(jq '.counters.frames_read > 0' "$tmp/health.json")" = true ] && break
+	sleep 0.1
+done
+check "frames: FrameTimeline picked" ftl "$(jq -r .sources.frames.kind "$tmp/health.json")"
+check "frames: source up" up "$(jq -r .sources.frames.health "$tmp/health.json")"
+check "frames: frames read" true "$(jq '.counters.frames_read > 0' "$tmp/health.json")"
+check "frames: trace packets read" true "$(jq '.counters.packets_read > 0' "$tmp/health.json")"
+kill -TERM "$pid"
+wait_exit "$pid"
+check "SIGTERM with perfetto running: exit 0" 0 "$status"
+check "trace files deleted once read" 0 "$(find "$tmp/traces" -type f | wc -l)"
+check "no perfetto left running" 0 "$(pgrep -f "$tmp/bin/perfetto" | wc -l)"
+
+# On Android 11 (sdk 30) auto takes dumpsys --latency instead.
+TAPD_FAKE_SDK=30 "$tapd" run --db "$tmp/h.db" --listen 127.0.0.1:0 \
+	--sysroot "$tmp/empty" --foreground none \
+	--perfetto-bin "$tmp/bin/perfetto" --getprop-bin "$tmp/bin/getprop" \
+	--dumpsys-bin "$tmp/bin/no-dumpsys" --trace-dir "$tmp/traces" \
+	>"$tmp/h.out" 2>&1 &
+pid=$!
+pids+=("$pid")
+url=$(wait_url "$tmp/h.out")
+curl -s --max-time 5 "$url/v1/health" >"$tmp/health.json"
+check "sdk 30: dumpsys --latency picked" latency \
+	"$(jq -r .sources.frames.kind "$tmp/health.json")"
+kill -TERM "$pid"
+wait_exit "$pid"
+check "SIGTERM, latency source: exit 0" 0 "$status"
+
 # Bad arguments: a one-line error, exit 2.
 "$tapd" run --db "$tmp/f.db" --frames bogus --sysroot "$tmp/empty" >"$tmp/f.out" 2>&1
 check "unknown frame source: exit 2" 2 $?
