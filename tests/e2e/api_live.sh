@@ -15,17 +15,10 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+NAME=api_live
 pass=0
 fail=0
-
-check() {
-	if [ "$2" = "$3" ]; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL $1: expected '$2', got '$3'"
-	fi
-}
+. "$(dirname "$0")/lib/report.sh"
 
 # Waits for the "listening on" line of a server's output; prints the URL.
 wait_url() {
@@ -121,5 +114,4 @@ check "mid-replay SIGTERM exit" 0 $?
 check "run ended cleanly" 1 "$(q "$tmp/stop.db" 'select count(*) from runs where ended_ns is not null')"
 check "summary printed" 0 "$(grep -q '^stored' "$tmp/stop.out"; echo $?)"
 
-echo "api_live: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

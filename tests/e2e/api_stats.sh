@@ -47,30 +47,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() {
-	pass=$((pass + 1))
-	echo "ok   $*"
-}
-
-ko() {
-	fail=$((fail + 1))
-	echo "FAIL $*"
-}
-
-# check NAME EXPECTED ACTUAL
-check() {
-	if [ "$2" = "$3" ]; then
-		ok "$1"
-	else
-		ko "$1: expected '$2', got '$3'"
-	fi
-}
-
-finish() {
-	echo "$NAME: $pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
+. "$(dirname "$0")/lib/report.sh"
 
 session="$work/session"
 truth="$session/truth.json"

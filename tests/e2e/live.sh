@@ -16,17 +16,10 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+NAME=live
 pass=0
 fail=0
-
-check() {
-	if [ "$2" = "$3" ]; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL $1: expected '$2', got '$3'"
-	fi
-}
+. "$(dirname "$0")/lib/report.sh"
 
 wait_url() {
 	local i url
@@ -218,5 +211,4 @@ check "bad --retain-days: exit 2" 2 $?
 "$tapd" run >"$tmp/f.out" 2>&1
 check "run without --db: exit 2" 2 $?
 
-echo "live: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

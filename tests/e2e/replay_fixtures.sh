@@ -7,18 +7,10 @@ tapd=$build/tapd
 fixtures=tests/fixtures/getevent
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+NAME=replay_fixtures
 pass=0
 fail=0
-
-check() {
-	# check NAME EXPECTED ACTUAL
-	if [ "$2" = "$3" ]; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL $1: expected '$2', got '$3'"
-	fi
-}
+. "$(dirname "$0")/lib/report.sh"
 
 q() {
 	sqlite3 -batch -noheader "$1" "$2"
@@ -92,5 +84,4 @@ echo "not a database" >"$tmp/foreign.db"
 check "foreign file refused" 1 $(($? != 0))
 check "foreign file untouched" "not a database" "$(cat "$tmp/foreign.db")"
 
-echo "replay_fixtures: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
