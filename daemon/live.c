@@ -65,7 +65,6 @@ struct live {
 	int pidfd;
 	int coverage_set;
 	int need_maintain;
-	int64_t last_input_ns;
 };
 
 void
@@ -135,8 +134,6 @@ on_input_event(void *ctx, const struct touch_event *ev)
 {
 	struct live *l = ctx;
 
-	if (ev->time_ns > l->last_input_ns)
-		l->last_input_ns = ev->time_ns;
 	return pipeline_input(l->pipe, ev);
 }
 
@@ -251,21 +248,12 @@ fill_status(struct status_snapshot *s, void *ctx)
 	struct live *l = sc->l;
 	struct frames_live_stats fs;
 
-	pipeline_fill_status(l->pipe, s);
+	pipeline_fill_status(l->pipe, sc->frames_wm, s);
 	if (l->frames) {
 		frames_live_get_stats(l->frames, &fs);
 		s->packets_read = fs.packets;
 		s->packets_dropped = fs.packets_dropped;
 	}
-	s->input_time_ns = l->last_input_ns;
-	s->frames_watermark_ns = sc->frames_wm;
-	if (sc->frames_wm == INT64_MIN || sc->frames_wm == INT64_MAX ||
-	    l->last_input_ns == INT64_MIN)
-		s->frames_lag_ns = -1;
-	else if (sc->frames_wm >= l->last_input_ns)
-		s->frames_lag_ns = 0;
-	else
-		s->frames_lag_ns = l->last_input_ns - sc->frames_wm;
 }
 
 /* The heartbeat: finalize, commit, announce, tell the poller, health. */
@@ -665,7 +653,6 @@ live_run(const struct live_options *o)
 	memset(&l, 0, sizeof(l));
 	l.o = o;
 	l.pidfd = -1;
-	l.last_input_ns = INT64_MIN;
 	if (!o->db) {
 		log_error("run needs --db PATH");
 		return -EINVAL;

@@ -49,7 +49,8 @@ struct pipeline {
 	size_t head, npending, cap_pending;
 	uint64_t first_pending;
 
-	int64_t session; /* open session, 0 for none */
+	int64_t session;       /* open session, 0 for none */
+	int64_t last_input_ns; /* newest input event, INT64_MIN before one */
 	int have_wall;
 	int64_t wall_offset;
 
@@ -448,6 +449,7 @@ pipeline_new(const struct pipeline_config *cfg, struct pipeline **out)
 	if (!p)
 		return -ENOMEM;
 	p->cfg = *cfg;
+	p->last_input_ns = INT64_MIN;
 	rc = touch_new(&p->touch);
 	if (rc < 0)
 		goto out;
@@ -498,6 +500,8 @@ pipeline_free(struct pipeline *p)
 int
 pipeline_input(struct pipeline *p, const struct touch_event *ev)
 {
+	if (ev->time_ns > p->last_input_ns)
+		p->last_input_ns = ev->time_ns;
 	return touch_feed(p->touch, ev, on_touch, p);
 }
 
@@ -617,7 +621,8 @@ pipeline_get_stats(const struct pipeline *p, struct pipeline_stats *st)
 }
 
 void
-pipeline_fill_status(const struct pipeline *p, struct status_snapshot *s)
+pipeline_fill_status(const struct pipeline *p, int64_t frames_wm,
+		     struct status_snapshot *s)
 {
 	struct touch_stats ts;
 	int k;
@@ -633,6 +638,16 @@ pipeline_fill_status(const struct pipeline *p, struct status_snapshot *s)
 	s->rows_stored = store_added(p->cfg.store);
 	s->rows_lost = store_lost(p->cfg.store);
 	s->session = p->session;
+	s->input_time_ns = p->last_input_ns;
+	s->frames_watermark_ns = frames_wm;
+	/* Frames read ahead of the input are no lag at all. */
+	if (frames_wm == INT64_MIN || frames_wm == INT64_MAX ||
+	    p->last_input_ns == INT64_MIN)
+		s->frames_lag_ns = -1;
+	else if (frames_wm >= p->last_input_ns)
+		s->frames_lag_ns = 0;
+	else
+		s->frames_lag_ns = p->last_input_ns - frames_wm;
 }
 
 static int

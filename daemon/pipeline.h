@@ -141,8 +141,13 @@ size_t pipeline_pending_apps(const struct pipeline *p, const char **apps,
 
 void pipeline_get_stats(const struct pipeline *p, struct pipeline_stats *st);
 
-/* Fills the pipeline's part of a status snapshot. */
-void pipeline_fill_status(const struct pipeline *p, struct status_snapshot *s);
+/*
+ * Fills the pipeline's part of a status snapshot: its counters, the time
+ * of the newest input event, the frame watermark frames_wm (as given to
+ * pipeline_advance()) and the lag between the two.
+ */
+void pipeline_fill_status(const struct pipeline *p, int64_t frames_wm,
+			  struct status_snapshot *s);
 
 /* Prints the per-app table: taps, no response, p50/p90/p99 of both. */
 void pipeline_print_apps(struct pipeline *p, FILE *out);

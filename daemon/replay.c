@@ -124,21 +124,11 @@ fill_status(struct status_snapshot *s, void *ctx)
 	struct replay *r = sc->r;
 	struct getevent_stats gs;
 
-	pipeline_fill_status(r->pipe, s);
+	pipeline_fill_status(r->pipe, sc->frames_wm, s);
 	getevent_get_stats(r->input, &gs);
 	s->input_lines_skipped = gs.skipped;
 	frames_source_counts(r->frames, &s->frames_read, &s->packets_read,
 			     &s->packets_dropped);
-	s->input_time_ns = r->last_input_ns;
-	s->frames_watermark_ns = sc->frames_wm;
-	/* Frames read ahead of the input are no lag at all. */
-	if (sc->frames_wm == INT64_MIN || sc->frames_wm == INT64_MAX ||
-	    r->last_input_ns == INT64_MIN)
-		s->frames_lag_ns = -1;
-	else if (sc->frames_wm >= r->last_input_ns)
-		s->frames_lag_ns = 0;
-	else
-		s->frames_lag_ns = r->last_input_ns - sc->frames_wm;
 }
 
 /*
