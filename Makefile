@@ -8,6 +8,8 @@
 #   make fuzz-NAME  run tests/fuzz/fuzz_NAME.c under libFuzzer (FUZZ_SECONDS=60)
 #   make format-check   clang-format over the tree, changing nothing
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make android    static tapd and tapctl for every Android ABI
+#   make magisk     the Magisk module zip with all of them
 
 CC ?= cc
 CLANG ?= clang
@@ -23,12 +25,18 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wpointer-arith -Wcast-qual -Wformat=2 -Wvla -Werror
 PKGS := sqlite3 libevdev libcjson libmicrohttpd
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+PKG_CONFIG ?= pkg-config
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS = $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+# Set by the Android build (-DTAPD_ANDROID=1: the phone's defaults).
+DEFS ?=
 
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) -MMD -MP -Idaemon -I$(BUILD) \
-	$(PKG_CFLAGS) $(CFLAGS) $(SAN)
+# Objects name their sources relative to the tree, wherever it was built.
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(DEFS) $(WARN) -MMD -MP -Idaemon \
+	-I$(BUILD) -ffile-prefix-map=$(CURDIR)=. $(PKG_CFLAGS) $(CMOCKA_CFLAGS) \
+	$(CFLAGS) $(SAN)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN)
 LIBS = $(PKG_LIBS) -lm -lpthread
 
@@ -36,7 +44,17 @@ LIBS = $(PKG_LIBS) -lm -lpthread
 DEB_PKGS := build-essential pkg-config clang libclang-rt-14-dev clang-format \
 	libsqlite3-dev sqlite3 libevdev-dev libcjson-dev libmicrohttpd-dev \
 	libcmocka-dev libcurl4-openssl-dev protobuf-compiler bc curl jq \
-	prometheus zip qemu-system-x86 busybox-static cpio
+	prometheus zip unzip qemu-system-x86 busybox-static cpio
+# The Android build: clang and lld against Debian's musl for each
+# architecture (multiarch), the kernel headers and the gcc runtime helpers
+# of each, the tools that build the libraries from their source packages,
+# and qemu to run the results.
+ANDROID_ARCHS := arm64 armhf i386
+DEB_PKGS += lld llvm dpkg-dev tcl python3 file musl-dev \
+	musl-dev:arm64 musl-dev:armhf musl-dev:i386 \
+	linux-libc-dev:arm64 linux-libc-dev:armhf linux-libc-dev:i386 \
+	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-i686-linux-gnu \
+	qemu-user-static qemu-system-arm
 
 ifeq ($(V),1)
 Q :=
@@ -55,7 +73,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/t/%)
 CLIENT_SRCS := $(wildcard client/*.c)
 TAPCTL := $(if $(CLIENT_SRCS),$(BUILD)/tapctl)
-CLIENT_LIBS = $(shell pkg-config --libs libcurl libcjson 2>/dev/null)
+CLIENT_LIBS = $(shell $(PKG_CONFIG) --libs libcurl libcjson 2>/dev/null)
 SIM_SRCS := $(wildcard tests/sim/*.c)
 SIM := $(if $(SIM_SRCS),$(BUILD)/tapd-sim)
 SQL := $(sort $(wildcard sql/[0-9][0-9][0-9]-*.sql))
@@ -63,7 +81,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FORMAT_SRCS = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
 
 .PHONY: FORCE all deps run check asan clean install format format-check unit e2e \
-	bench-replay bench-query magisk
+	bench-replay bench-query magisk android android-bins
 .DEFAULT_GOAL := all
 # Objects are kept between runs even when only a test binary needed them.
 .SECONDARY:
@@ -71,6 +89,15 @@ FORMAT_SRCS = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/nul
 all: $(TAPD) $(TAPCTL) $(SIM)
 
 deps:
+	@# Foreign architectures for the Android build's multiarch packages,
+	@# and the deb-src entries its libraries come from.
+	@sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; added=""; \
+	for a in $(ANDROID_ARCHS); do \
+		dpkg --print-foreign-architectures | grep -qx $$a || \
+			{ $$sudo dpkg --add-architecture $$a && added=1; }; \
+	done; \
+	[ -z "$$added" ] || $$sudo apt-get update -qq
+	@sh android/deb-src.sh
 	@missing=""; for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' \
 			|| missing="$$missing $$p"; \
@@ -157,10 +184,16 @@ $(BUILD)/tapd-sim: $(SIM_SRCS:%.c=$(BUILD)/%.o)
 unit: $(UNIT_BINS)
 e2e: $(TAPD) $(SIM)
 
+# The Android builds and their tests (qemu-user, the arm64 VM, the Magisk
+# install) belong to the normal check; the sanitizer build checks the
+# native code only, as no sanitizer runtime exists for the static builds.
+CHECK_ANDROID = $(if $(SAN),,$(sort $(wildcard tests/android/*.sh)) \
+	tests/vm/arm64.sh)
+
 check: deps
-	$(Q)$(MAKE) --no-print-directory all unit
+	$(Q)$(MAKE) --no-print-directory all unit $(if $(SAN),,magisk)
 	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BINS) $(sort $(wildcard tests/e2e/*.sh)) \
-		tests/vm/magisk.sh tests/vm/run.sh
+		tests/vm/magisk.sh tests/vm/run.sh $(CHECK_ANDROID)
 
 # Sanitizer builds go to their own directory so they never mix with the
 # normal objects.
@@ -189,10 +222,40 @@ fuzz-%: deps $(BUILD)/fuzz/fuzz_%
 	$(BUILD)/fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 		$(BUILD)/fuzz/corpus-$* $$seeds
 
-# The Magisk module around a tapd built for the phone (TAPD_BIN).
-TAPD_BIN ?= $(TAPD)
-magisk: $(if $(filter $(TAPD),$(TAPD_BIN)),$(TAPD))
-	VERSION=$(VERSION) sh init/magisk/pack.sh $(TAPD_BIN) $(BUILD)/tapd-magisk.zip
+# Android: for each ABI, the libraries (android/libs.sh: built once from
+# Debian's source packages, cached outside the tree) and then this
+# Makefile again with that ABI's compiler, into build/android/ABI/obj.
+# The stripped binaries land in build/android/ABI/; the unit tests stay
+# in obj/t/ for the qemu-user runs of make check.
+ANDROID_ABIS ?= arm64-v8a armeabi-v7a x86_64 x86
+ANDROID_TESTS ?= arm64-v8a armeabi-v7a
+ANDROID_CFLAGS ?= -O2 -g -ffunction-sections -fdata-sections
+
+android: $(ANDROID_ABIS:%=$(BUILD)/android/%/tapd)
+
+$(BUILD)/android/%/tapd: FORCE
+	$(Q)prefix=$$(sh android/libs.sh $*) && \
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/android/$*/obj \
+		CC=$$prefix/toolchain/bin/cc \
+		PKG_CONFIG="env PKG_CONFIG_LIBDIR=$$prefix/lib/pkgconfig pkg-config --static" \
+		CFLAGS="$(ANDROID_CFLAGS)" \
+		LDFLAGS="-Wl,--gc-sections -Wno-unused-command-line-argument" \
+		DEFS=-DTAPD_ANDROID=1 SAN= STRIP=$$prefix/toolchain/bin/strip \
+		ANDROID_OUT=$(BUILD)/android/$* \
+		ANDROID_UNIT=$(if $(filter $*,$(ANDROID_TESTS)),1) android-bins
+
+# Run by the rule above, inside the ABI's build.
+android-bins: $(TAPD) $(TAPCTL) $(SIM) $(if $(ANDROID_UNIT),$(UNIT_BINS))
+	@mkdir -p $(ANDROID_OUT)
+	$(quiet) STRIP $(ANDROID_OUT)
+	$(Q)for b in tapd tapctl tapd-sim; do \
+		$(STRIP) -o $(ANDROID_OUT)/$$b.tmp $(BUILD)/$$b && \
+		mv $(ANDROID_OUT)/$$b.tmp $(ANDROID_OUT)/$$b || exit 1; \
+	done
+
+# The Magisk module with every ABI's binaries.
+magisk: android
+	VERSION=$(VERSION) sh init/magisk/pack.sh $(BUILD)/android $(BUILD)/tapd-magisk.zip
 
 # Benchmarks: figures printed, nothing asserted.
 bench-replay: all

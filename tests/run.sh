@@ -2,7 +2,8 @@
 # Runs every test program given and prints one closing line, "N passed,
 # N failed", counting test cases: cmocka binaries report their own counts,
 # end-to-end scripts end with a "name: N passed, N failed" line of their
-# own, and any other program counts as one case that passes when it exits 0.
+# own (", N skipped" may follow: skips are counted and shown), and any
+# other program counts as one case that passes when it exits 0.
 pass=0
 fail=0
 skip=0
@@ -17,14 +18,16 @@ for t in "$@"; do
 	rc=$?
 	cat "$out"
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$out" | tail -n 1)
-	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test(s)\./\1/p' "$out" | tail -n 1)
+	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test(s)[.,].*/\1/p' "$out" | tail -n 1)
 	skip=$((skip + ${s:-0}))
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$out" | tail -n 1)
 	if [ -z "$p" ] && [ -z "$f" ]; then
-		line=$(sed -n 's/^[A-Za-z0-9_-]*:* *\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' "$out" | tail -n 1)
+		line=$(sed -n 's/^[A-Za-z0-9_-]*:* *\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed\(, \([0-9][0-9]*\) skipped\)\{0,1\}$/\1 \2 \4/p' "$out" | tail -n 1)
 		if [ -n "$line" ]; then
-			p=${line% *}
-			f=${line#* }
+			p=$(echo "$line" | cut -d' ' -f1)
+			f=$(echo "$line" | cut -d' ' -f2)
+			s=$(echo "$line" | cut -d' ' -f3)
+			skip=$((skip + ${s:-0}))
 		fi
 	fi
 	if [ -n "$p" ] || [ -n "$f" ]; then

@@ -13,7 +13,9 @@
 set -u
 
 BUILD=${BUILD:-build}
-TAPD="$BUILD/tapd"
+# TAPD_UNDER_TEST: another tapd to check the same way (the Android
+# builds' tests run one under qemu-user through it).
+TAPD=${TAPD_UNDER_TEST:-$BUILD/tapd}
 SIM="$BUILD/tapd-sim"
 NAME=api_stats
 PS="0.001,1,10,50,90,95,99,99.9,100"

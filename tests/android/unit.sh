@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The unit tests cross-built for Android (make android builds them for
+# the ABIs in ANDROID_TESTS: arm64-v8a and armeabi-v7a) run under
+# qemu-user, each binary as the static executable the phone would run.
+# The 32-bit ABI is the one that catches long, size_t and time_t
+# assumptions.  Every cmocka count is added up per ABI; a binary that
+# crashes or prints no summary is a failure.
+#
+# Environment: BUILD (build), ANDROID_TESTS (arm64-v8a armeabi-v7a).
+set -u
+build=${BUILD:-build}
+abis=${ANDROID_TESTS:-arm64-v8a armeabi-v7a}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../../android/abi.sh"
+pass=0
+fail=0
+skip=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+for abi in $abis; do
+	abi_set "$abi" || { echo "FAIL unknown ABI '$abi'"; fail=$((fail + 1)); continue; }
+	if ! command -v "$abi_qemu" >/dev/null 2>&1; then
+		echo "FAIL '$abi_qemu' is missing: run make deps (qemu-user-static)"
+		fail=$((fail + 1))
+		continue
+	fi
+	bins=$(ls "$build/android/$abi/obj/t/"test_* 2>/dev/null | grep -v '\.d$')
+	if [ -z "$bins" ]; then
+		echo "FAIL no unit tests in '$build/android/$abi/obj/t': run make android"
+		fail=$((fail + 1))
+		continue
+	fi
+	apass=0
+	afail=0
+	askip=0
+	start=$(date +%s)
+	for t in $bins; do
+		name=$(basename "$t")
+		timeout -k 5 600 "$abi_qemu" "$t" >"$out" 2>&1
+		rc=$?
+		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$out" | tail -n 1)
+		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$out" | tail -n 1)
+		s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test(s)[.,].*/\1/p' "$out" | tail -n 1)
+		if [ -z "$p" ] && [ -z "$f" ]; then
+			echo "FAIL $abi $name: no summary (exit $rc)"
+			sed 's/^/    /' "$out" | tail -n 20
+			afail=$((afail + 1))
+			continue
+		fi
+		apass=$((apass + ${p:-0}))
+		afail=$((afail + ${f:-0}))
+		askip=$((askip + ${s:-0}))
+		if [ "${f:-0}" -ne 0 ] || [ "$rc" -ne 0 ]; then
+			[ "${f:-0}" -ne 0 ] || afail=$((afail + 1))
+			echo "FAIL $abi $name (exit $rc):"
+			grep -E '^\[  (ERROR|FAILED|LINE) ' "$out" | sed 's/^/    /'
+		fi
+		if [ "${s:-0}" -ne 0 ]; then
+			echo "$abi $name: skipped:$(sed -n 's/^\[  SKIPPED \] \(test_[A-Za-z0-9_]*\)$/ \1/p' "$out" | sort -u | tr -d "\n")"
+		fi
+	done
+	echo "$abi: $(echo "$bins" | wc -l) binaries under $abi_qemu in $(($(date +%s) - start)) s: $apass passed, $afail failed, $askip skipped"
+	pass=$((pass + apass))
+	fail=$((fail + afail))
+	skip=$((skip + askip))
+done
+echo "android-unit: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
