@@ -272,6 +272,24 @@ http_full_url(const struct http *h, const char *path)
 	return s;
 }
 
+/*
+ * The schemes tapctl may follow: http, and https where libcurl has TLS.
+ * A libcurl built without it (the static Android build, which only talks
+ * to 127.0.0.1) refuses a list that names https.
+ */
+static const char *
+http_protocols(void)
+{
+	const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+	const char *const *p;
+
+	for (p = v && v->protocols ? v->protocols : NULL; p && *p; p++) {
+		if (strcmp(*p, "https") == 0)
+			return "http,https";
+	}
+	return "http";
+}
+
 /* Sets what every transfer shares; returns a curl code. */
 static CURLcode
 http_setup(struct http *h, const char *url, struct http_xfer *x)
@@ -287,7 +305,7 @@ http_setup(struct http *h, const char *url, struct http_xfer *x)
 			rc = curl_easy_setopt(c, opt, val);                    \
 	} while (0)
 	HTTP_SET(CURLOPT_URL, url);
-	HTTP_SET(CURLOPT_PROTOCOLS_STR, "http,https");
+	HTTP_SET(CURLOPT_PROTOCOLS_STR, http_protocols());
 	HTTP_SET(CURLOPT_FOLLOWLOCATION, 0L);
 	HTTP_SET(CURLOPT_PROXY, "");
 	HTTP_SET(CURLOPT_NOSIGNAL, 1L);

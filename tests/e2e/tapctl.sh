@@ -16,9 +16,11 @@
 set -u
 
 BUILD=${BUILD:-build}
-TAPD="$BUILD/tapd"
+# TAPD_UNDER_TEST and TAPCTL_UNDER_TEST: other builds to check the same
+# way (the Android builds' tests run them under qemu-user through these).
+TAPD=${TAPD_UNDER_TEST:-$BUILD/tapd}
 SIM="$BUILD/tapd-sim"
-TAPCTL="$BUILD/tapctl"
+TAPCTL=${TAPCTL_UNDER_TEST:-$BUILD/tapctl}
 
 pass=0
 fail=0
