@@ -233,8 +233,12 @@ ANDROID_CFLAGS ?= -O2 -g -ffunction-sections -fdata-sections
 
 android: $(ANDROID_ABIS:%=$(BUILD)/android/%/tapd)
 
+# Objects built with another toolchain or libraries are thrown away.
 $(BUILD)/android/%/tapd: FORCE
-	$(Q)prefix=$$(sh android/libs.sh $*) && \
+	$(Q)prefix=$$(sh android/libs.sh $*) && obj=$(BUILD)/android/$*/obj && \
+	if [ "$$(cat $$obj/.prefix 2>/dev/null)" != "$$prefix" ]; then \
+		rm -rf $$obj && mkdir -p $$obj && echo "$$prefix" >$$obj/.prefix; \
+	fi && \
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/android/$*/obj \
 		CC=$$prefix/toolchain/bin/cc \
 		PKG_CONFIG="env PKG_CONFIG_LIBDIR=$$prefix/lib/pkgconfig pkg-config --static" \

@@ -7,8 +7,9 @@
 # targets need the 64-bit division helpers).
 #
 # Sourced: abi_set ABI sets abi_target, abi_musl, abi_gnu, abi_debarch,
-# abi_bits, abi_qemu, abi_cflags, abi_ldflags and abi_libgcc_cc; it returns
-# 1 for an ABI it does not know.
+# abi_bits, abi_qemu, abi_cflags, abi_ldflags, abi_libgcc_cc and abi_ndk
+# (the NDK's target triple, for builds against bionic); it returns 1 for
+# an ABI it does not know.
 
 ABI_ALL="arm64-v8a armeabi-v7a x86_64 x86"
 
@@ -24,6 +25,7 @@ abi_set() {
 		abi_bits=64
 		abi_qemu=qemu-aarch64-static
 		abi_libgcc_cc=aarch64-linux-gnu-gcc
+		abi_ndk=aarch64-linux-android
 		# No calls into libgcc for atomics: every arm64 phone has
 		# the v8.0 exclusives, and the helpers would need a runtime
 		# probe of the CPU.
@@ -37,6 +39,7 @@ abi_set() {
 		abi_bits=32
 		abi_qemu=qemu-arm-static
 		abi_libgcc_cc=arm-linux-gnueabihf-gcc
+		abi_ndk=armv7a-linux-androideabi
 		# The floor of the armeabi-v7a ABI: ARMv7-A with VFPv3-D16.
 		# A static binary calls nothing outside itself, so the
 		# hard-float calling convention inside it is free to use.
@@ -50,6 +53,7 @@ abi_set() {
 		abi_bits=64
 		abi_qemu=qemu-x86_64-static
 		abi_libgcc_cc=gcc
+		abi_ndk=x86_64-linux-android
 		;;
 	x86)
 		abi_target=i686-linux-musl
@@ -59,6 +63,7 @@ abi_set() {
 		abi_bits=32
 		abi_qemu=qemu-i386-static
 		abi_libgcc_cc=i686-linux-gnu-gcc
+		abi_ndk=i686-linux-android
 		# Android's x86 ABI: i686 with SSSE3.
 		abi_cflags="-march=i686 -mssse3 -mfpmath=sse"
 		;;

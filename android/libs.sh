@@ -39,6 +39,10 @@ mkdir -p "$cache" "$src" || {
 key=$({
 	cat "$here/abi.sh" "$here/toolchain.sh" "$here/libs.sh" "$here/fetch-src.sh"
 	clang --version | head -n 1
+	if [ -n "${ANDROID_NDK_HOME:-}" ]; then
+		echo "ndk $ANDROID_NDK_HOME api ${ANDROID_API:-24}"
+		cat "$ANDROID_NDK_HOME/source.properties" 2>/dev/null
+	fi
 	dpkg-query -W -f='${Version}\n' "musl-dev:$abi_debarch" 2>/dev/null
 	for p in $pkgs; do cat "$src/$p.version"; done
 } | sha256sum | cut -c1-12)
@@ -157,6 +161,7 @@ pc cmocka "$(version_of cmocka)" "-lcmocka" " -D_UINTPTR_T_DEFINED"
 
 # The autotools libraries, cross-configured with the wrapper as CC.
 host=$abi_target
+[ -z "${ANDROID_NDK_HOME:-}" ] || host=$abi_ndk
 configure() { # dir args...
 	d=$1
 	shift

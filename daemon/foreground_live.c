@@ -104,6 +104,15 @@ struct foreground_live {
 	unsigned d_fails;   /* consecutive failures */
 	int64_t d_retry_ns; /* no run before this after a failure */
 
+	/*
+	 * The first top-app process of this sample whose /proc files tapd
+	 * may not read (without root, hidepid), and how many: with no app
+	 * found, the health must say it may be one of those.
+	 */
+	int32_t denied_pid;
+	int denied_err;
+	size_t ndenied;
+
 	int reported;
 	enum status_health health;
 	char detail[DETAIL_MAX];
@@ -509,6 +518,7 @@ refresh_procs(struct foreground_live *fl)
 
 	if ((r = grow(fl, fl->npids)) < 0)
 		return r;
+	fl->ndenied = 0;
 	for (i = 0; i < fl->npids; i++) {
 		e = &fl->next[n];
 		r = read_start(fl, fl->pids[i], &start);
@@ -538,6 +548,11 @@ refresh_procs(struct foreground_live *fl)
 			log_debug("cannot read process %d: %s",
 				  (int)fl->pids[i], strerror(-r));
 			fl->stats.proc_errors++;
+			if ((r == -EACCES || r == -EPERM) &&
+			    fl->ndenied++ == 0) {
+				fl->denied_pid = fl->pids[i];
+				fl->denied_err = -r;
+			}
 			continue;
 		}
 		n++;
@@ -1288,6 +1303,16 @@ foreground_live_sample(struct foreground_live *fl, int64_t now_ns)
 	if ((r = refresh_procs(fl)) < 0)
 		return r;
 	collect_candidates(fl);
+	if (fl->ncands == 0 && fl->ndenied > 0) {
+		report(fl, STATUS_HEALTH_DEGRADED,
+		       "cannot read '/proc/%d': %s (%zu of %zu top-app "
+		       "processes), no app found%s%s%s",
+		       (int)fl->denied_pid, strerror(fl->denied_err),
+		       fl->ndenied, fl->npids, fl->have_cur ? ", '" : "",
+		       fl->have_cur ? fl->cur_pkg : "",
+		       fl->have_cur ? "' kept" : "");
+		return 0;
+	}
 	if (fl->ncands == 0) {
 		if (fl->have_cur)
 			report(fl, STATUS_HEALTH_UP,

@@ -861,6 +861,19 @@ session_start(struct frames_live *fl, int64_t now)
 
 	if (!s)
 		return NULL;
+	/*
+	 * The trace file is made there and then read and deleted by tapd:
+	 * without write access (tapd without root, a read-only or missing
+	 * directory) perfetto would run for nothing.
+	 */
+	if (faccessat(AT_FDCWD, fl->trace_dir, W_OK | X_OK, AT_EACCESS) < 0) {
+		snprintf(fl->last_error, sizeof(fl->last_error),
+			 "cannot start perfetto: cannot write to trace "
+			 "directory '%s': %s",
+			 fl->trace_dir, strerror(errno));
+		log_warnx("%s", fl->last_error);
+		return NULL;
+	}
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 	child_init(&s->ch);
@@ -909,8 +922,9 @@ session_start(struct frames_live *fl, int64_t now)
 	free(cfg);
 	fl->st.sessions++;
 	if (rc < 0) {
-		snprintf(fl->last_error, sizeof(fl->last_error), "%s",
-			 s->ch.errline);
+		/* The health must say it is perfetto, whatever its path. */
+		snprintf(fl->last_error, sizeof(fl->last_error),
+			 "cannot start perfetto: %s", s->ch.errline);
 		log_warnx("%s", fl->last_error);
 		ftl_free(s->rd);
 		s->rd = NULL;

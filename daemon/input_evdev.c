@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <linux/input.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,24 @@
 #include "input_evdev.h"
 #include "log.h"
 #include "status.h"
+
+/*
+ * The kernel writes each event as two kernel longs of time (seconds and
+ * microseconds), then type, code and value: 24 bytes for a 64-bit process
+ * and 16 for a 32-bit one.  A 32-bit libc with a 64-bit time_t (musl, which
+ * defines __USE_TIME_BITS64) gets a struct timeval of 16 bytes that would
+ * no longer match, so linux/input.h then lays the time out as __sec and
+ * __usec instead; input_event_sec and input_event_usec name the fields of
+ * either layout, and nothing here may use ev->time.  A header that got it
+ * wrong would shift every event read after the first.
+ */
+_Static_assert(sizeof(struct input_event) == 2 * sizeof(__kernel_ulong_t) + 8,
+	       "struct input_event differs from what the kernel writes");
+_Static_assert(offsetof(struct input_event, type) ==
+		       2 * sizeof(__kernel_ulong_t),
+	       "struct input_event has its time fields out of place");
+_Static_assert(sizeof(struct input_event) == (sizeof(long) == 8 ? 24 : 16),
+	       "struct input_event is neither the 32-bit nor the 64-bit size");
 
 #define EVDEV_MS	       1000000LL
 #define EVDEV_RETRY_EVERY_NS   (100 * EVDEV_MS)
@@ -92,6 +111,14 @@ struct input_evdev {
 
 	/* Why there is no device, for the health detail. */
 	char why[EVDEV_WHY_MAX];
+	/*
+	 * In a scan, the first node (or the directory, denied_name "") that
+	 * could not be opened, and why: with no touch screen found, a node
+	 * tapd cannot read may well be it (tapd without root), so the health
+	 * names it.  Cleared when the node opens or goes, and by a new scan.
+	 */
+	char denied[EVDEV_WHY_MAX + PATH_MAX];
+	char denied_name[NAME_MAX + 1];
 
 	struct evdev_pending pending[EVDEV_PENDING_MAX];
 	unsigned npending;
@@ -259,13 +286,34 @@ evdev_health_down(struct input_evdev *ie)
 		else
 			evdev_health(ie, STATUS_HEALTH_DOWN,
 				     "'%s/%s' not found", ie->dir, ie->only);
-	} else if (ie->why[0] != '\0') {
-		evdev_health(ie, STATUS_HEALTH_DOWN,
-			     "%s, no touch screen found under '%s'", ie->why,
-			     ie->dir);
 	} else {
 		evdev_health(ie, STATUS_HEALTH_DOWN,
-			     "no touch screen found under '%s'", ie->dir);
+			     "%s%s%s%sno touch screen found under '%s'",
+			     ie->why, ie->why[0] != '\0' ? ", " : "",
+			     ie->denied, ie->denied[0] != '\0' ? ", " : "",
+			     ie->dir);
+	}
+}
+
+/* Remembers the first node of a scan that could not be opened. */
+static void
+evdev_denied(struct input_evdev *ie, const char *name, const char *path,
+	     int err)
+{
+	if (ie->only[0] != '\0' || ie->denied[0] != '\0')
+		return;
+	(void)snprintf(ie->denied_name, sizeof(ie->denied_name), "%s", name);
+	(void)snprintf(ie->denied, sizeof(ie->denied), "cannot open '%s': %s",
+		       path, strerror(err));
+}
+
+/* Forgets the node remembered above once it opens or is gone. */
+static void
+evdev_denied_clear(struct input_evdev *ie, const char *name)
+{
+	if (name == NULL || strcmp(ie->denied_name, name) == 0) {
+		ie->denied[0] = '\0';
+		ie->denied_name[0] = '\0';
 	}
 }
 
@@ -374,6 +422,7 @@ evdev_try(struct input_evdev *ie, const char *name, int *retry)
 			goto out;
 		}
 		evdev_given_why(ie, "cannot open '%s': %s", path, strerror(-r));
+		evdev_denied(ie, name, path, -r);
 		if (evdev_retryable(-r)) {
 			log_debug("cannot open '%s' yet: %s", path,
 				  strerror(-r));
@@ -384,6 +433,7 @@ evdev_try(struct input_evdev *ie, const char *name, int *retry)
 		}
 		goto out;
 	}
+	evdev_denied_clear(ie, name);
 	/*
 	 * Before libevdev sees the fd: changing the clock later makes the
 	 * kernel flush the queue and inject a SYN_DROPPED.  REALTIME stamps
@@ -469,6 +519,7 @@ evdev_try(struct input_evdev *ie, const char *name, int *retry)
 	ie->dev = dev;
 	ie->announce = 1;
 	ie->why[0] = '\0';
+	evdev_denied_clear(ie, NULL);
 	ie->npending = 0;
 	ie->rescan_at = 0;
 	fd = -1;
@@ -564,6 +615,7 @@ evdev_scan(struct input_evdev *ie, int64_t now)
 	unsigned *nums = NULL;
 	unsigned n = 0, i, num, skipped = 0;
 	char name[32];
+	int err;
 	struct dirent *de;
 	DIR *d = NULL;
 
@@ -574,10 +626,17 @@ evdev_scan(struct input_evdev *ie, int64_t now)
 		(void)evdev_consider(ie, ie->only, now);
 		goto out;
 	}
+	/* Every node is tried again: each tells its own story anew. */
+	evdev_denied_clear(ie, NULL);
 	d = opendir(ie->dir);
 	if (d == NULL) {
-		if (errno != ENOENT)
+		if (errno != ENOENT) {
+			err = errno;
 			log_warn("cannot scan '%s'", ie->dir);
+			(void)snprintf(ie->denied, sizeof(ie->denied),
+				       "cannot read '%s': %s", ie->dir,
+				       strerror(err));
+		}
 		goto out;
 	}
 	nums = calloc(EVDEV_NODES_MAX, sizeof(*nums));
@@ -851,6 +910,7 @@ evdev_inotify(struct input_evdev *ie, int64_t now)
 				continue;
 			if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
 				evdev_pending_forget(ie, ev->name);
+				evdev_denied_clear(ie, ev->name);
 				continue;
 			}
 			/* New, renamed here, or its permissions changed. */

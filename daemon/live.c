@@ -15,6 +15,7 @@
 
 #include "api.h"
 #include "control.h"
+#include "datadir.h"
 #include "dbpool.h"
 #include "device.h"
 #include "events.h"
@@ -49,6 +50,8 @@
 
 struct live {
 	const struct live_options *o;
+	const char *db; /* --db, or the default the Android build picked */
+	struct datadir_choice *dd; /* that pick, NULL with --db */
 	struct loop *loop;
 	struct store *store;
 	struct status *status;
@@ -127,6 +130,39 @@ pidfile_release(struct live *l)
 	unlink(l->o->pidfile);
 	close(l->pidfd);
 	l->pidfd = -1;
+}
+
+/*
+ * Without --db: the Android build's default database, in Magisk's data
+ * directory when tapd may use it (as root), else in /data/local/tmp; other
+ * builds have no default, a desktop has no place that is obviously right.
+ */
+static int
+pick_db(struct live *l)
+{
+#ifdef TAPD_ANDROID
+	int rc;
+
+	l->dd = calloc(1, sizeof(*l->dd));
+	if (!l->dd)
+		return -ENOMEM;
+	rc = datadir_pick(l->o->sysroot, l->dd);
+	if (rc < 0) {
+		log_error("cannot place the database: %s; give --db PATH",
+			  l->dd->why);
+		return rc;
+	}
+	if (l->dd->fallback)
+		log_warnx("%s; using '%s' instead", l->dd->why, l->dd->db);
+	else
+		log_info("database '%s'", l->dd->db);
+	l->db = l->dd->db;
+	return 0;
+#else
+	(void)l;
+	log_error("run needs --db PATH");
+	return -EINVAL;
+#endif
 }
 
 static int
@@ -381,7 +417,7 @@ start_api(struct live *l)
 	if (rc < 0)
 		return rc;
 	/* The counters go on from what the database already holds. */
-	rc = dbpool_open_store(l->o->db, &ro, NULL);
+	rc = dbpool_open_store(l->db, &ro, NULL);
 	if (rc == 0)
 		rc = metrics_load(l->metrics, store_db(ro));
 	store_close(ro);
@@ -391,7 +427,7 @@ start_api(struct live *l)
 	if (l->o->listen)
 		cfg.listen = l->o->listen;
 	cfg.token_file = l->o->token_file;
-	cfg.db_path = l->o->db;
+	cfg.db_path = l->db;
 	cfg.status = l->status;
 	cfg.events = l->events;
 	cfg.control = l->control;
@@ -653,10 +689,7 @@ live_run(const struct live_options *o)
 	memset(&l, 0, sizeof(l));
 	l.o = o;
 	l.pidfd = -1;
-	if (!o->db) {
-		log_error("run needs --db PATH");
-		return -EINVAL;
-	}
+	l.db = o->db;
 	if (o->log_file) {
 		rc = log_open_file(o->log_file);
 		if (rc < 0) {
@@ -664,6 +697,11 @@ live_run(const struct live_options *o)
 				  strerror(-rc));
 			return rc;
 		}
+	}
+	if (!l.db) {
+		rc = pick_db(&l);
+		if (rc < 0)
+			goto out;
 	}
 	if (o->pidfile) {
 		rc = pidfile_take(&l, o->pidfile);
@@ -677,14 +715,19 @@ live_run(const struct live_options *o)
 	rc = loop_add_signals(l.loop, sigs, 3, on_signal, &l);
 	if (rc < 0)
 		goto out;
-	rc = store_open(o->db, 0, &l.store);
+	rc = store_open(l.db, 0, &l.store);
 	if (rc < 0)
 		goto out;
 	rc = start_api(&l);
 	if (rc < 0)
 		goto out;
-	status_set_source(l.status, STATUS_SOURCE_STORE, STATUS_HEALTH_UP,
-			  "sqlite", "'%s'", o->db);
+	if (l.dd && l.dd->fallback)
+		status_set_source(l.status, STATUS_SOURCE_STORE,
+				  STATUS_HEALTH_DEGRADED, "sqlite",
+				  "using '%s': %s", l.db, l.dd->why);
+	else
+		status_set_source(l.status, STATUS_SOURCE_STORE,
+				  STATUS_HEALTH_UP, "sqlite", "'%s'", l.db);
 	rc = start_foreground(&l);
 	if (rc == 0)
 		rc = start_input(&l);
@@ -738,6 +781,7 @@ out:
 	store_close(l.store);
 	loop_free(l.loop);
 	pidfile_release(&l);
+	free(l.dd);
 	free(source);
 	free(stats);
 	return rc;

@@ -99,6 +99,24 @@ log_msg(enum log_level level, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * The text of an errno without strerror()'s shared buffer.  glibc with
+ * _GNU_SOURCE has the GNU strerror_r, which returns the text (maybe not in
+ * buf); musl, which the Android build uses, has only the XSI one, which
+ * fills buf and returns 0.
+ */
+static const char *
+log_strerror(int err, char *buf, size_t size)
+{
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+	return strerror_r(err, buf, size);
+#else
+	if (strerror_r(err, buf, size) != 0)
+		(void)snprintf(buf, size, "error %d", err);
+	return buf;
+#endif
+}
+
 void
 log_warn(const char *fmt, ...)
 {
@@ -107,8 +125,7 @@ log_warn(const char *fmt, ...)
 	va_list ap;
 
 	if (LOG_LEVEL_WARN <= log_level) {
-		/* strerror_r is the GNU variant here: it returns the text. */
-		const char *s = strerror_r(saved, err, sizeof(err));
+		const char *s = log_strerror(saved, err, sizeof(err));
 
 		va_start(ap, fmt);
 		log_write(LOG_LEVEL_WARN, fmt, ap, s);

@@ -46,11 +46,40 @@ catch_stop_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/*
+ * What differs in the Android build: run has a default database, in the
+ * places datadir.h names, which a sysroot moves like the rest.
+ */
+#ifdef TAPD_ANDROID
+#define USAGE_RUN "usage: tapd [run] [--db PATH] [options]\n"
+#define HELP_RUN_DB                                                            \
+	"  --db PATH              the database (default "                      \
+	"/data/adb/tapd/taps.db; "                                             \
+	"where\n"                                                              \
+	"                         /data/adb cannot be used, as without "       \
+	"root,\n"                                                              \
+	"                         /data/local/tmp/tapd/taps.db, health "       \
+	"degraded)\n"                                                          \
+	"  --listen HOST:PORT, --token-file FILE, --device FILE, thresholds "  \
+	"as above\n"
+#define HELP_SYSROOT                                                           \
+	"  --sysroot DIR          tests only: read /dev and /proc under DIR, " \
+	"and look for\n"                                                       \
+	"                         the default database directories there "     \
+	"too\n"
+#else
+#define USAGE_RUN "usage: tapd [run] --db PATH [options]\n"
+#define HELP_RUN_DB                                                            \
+	"  --db PATH, --listen HOST:PORT, --token-file FILE, "                 \
+	"--device FILE, thresholds as above\n"
+#define HELP_SYSROOT                                                           \
+	"  --sysroot DIR          tests only: read /dev and /proc under DIR\n"
+#endif
+
 static void
 usage(FILE *out)
 {
-	fprintf(out,
-		"usage: tapd [run] --db PATH [options]\n"
+	fprintf(out, USAGE_RUN
 		"       tapd replay [options]\n"
 		"       tapd serve --db PATH [--listen HOST:PORT] "
 		"[--token-file FILE]\n"
@@ -105,9 +134,7 @@ usage(FILE *out)
 		"  --frames auto|ftl|latency|none      FrameTimeline on "
 		"Android 12+, else dumpsys\n"
 		"  --foreground auto|app:PACKAGE|none  top-app cpuset and "
-		"dumpsys window (auto)\n"
-		"  --db PATH, --listen HOST:PORT, --token-file FILE, "
-		"--device FILE, thresholds as above\n"
+		"dumpsys window (auto)\n" HELP_RUN_DB
 		"  --pidfile FILE         a locked pidfile: a second tapd on "
 		"it refuses to start\n"
 		"  --log-file FILE        log there instead of stderr; SIGHUP "
@@ -118,11 +145,7 @@ usage(FILE *out)
 		"/data/misc/perfetto-traces)\n"
 		"  --perfetto-bin P, --dumpsys-bin D, --getprop-bin G\n"
 		"                         the Android tools to run (for tests: "
-		"fakes)\n"
-		"  --sysroot DIR          tests only: read /dev and /proc "
-		"under "
-		"DIR\n"
-		"\n"
+		"fakes)\n" HELP_SYSROOT "\n"
 		"serve answers the HTTP API over an existing database, "
 		"read-only, until SIGINT\n"
 		"or SIGTERM; it prints 'listening on http://HOST:PORT' first.\n"
@@ -452,10 +475,13 @@ cmd_run(int argc, char **argv)
 	}
 	if (check_thresholds(&o.thresholds) < 0)
 		return 2;
+#ifndef TAPD_ANDROID
+	/* The Android build has a default (live.c); others must be told. */
 	if (!o.db) {
 		log_error("run needs --db PATH");
 		return 2;
 	}
+#endif
 	rc = live_run(&o);
 	if (rc == -EINVAL)
 		return 2;

@@ -27,7 +27,7 @@ enum status_health {
 struct status_source_state {
 	enum status_health health;
 	char kind[32]; /* "getevent", "evdev", "ftl", "latency", "log", ... */
-	char detail[160]; /* what it reads, or why it is down */
+	char detail[256]; /* what it reads, or why it is down */
 };
 
 /* A consistent copy of everything. */
