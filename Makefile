@@ -80,7 +80,7 @@ SQL := $(sort $(wildcard sql/[0-9][0-9][0-9]-*.sql))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FORMAT_SRCS = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
 
-.PHONY: FORCE all deps run check asan clean install format format-check unit e2e \
+.PHONY: FORCE all deps vm-deps run check asan clean install format format-check unit e2e \
 	bench-replay bench-query magisk android android-bins
 .DEFAULT_GOAL := all
 # Objects are kept between runs even when only a test binary needed them.
@@ -109,9 +109,14 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq \
 			--no-install-recommends $$missing; \
 	fi
-	@# The real-kernel test boots Debian's kernel, unpacked into build/
-	@# (the machine's own /boot is never touched).
+
+# The real-kernel tests boot Debian's kernels (amd64 and arm64) and the
+# arm64 busybox, unpacked into build/ (the machine's own /boot is never
+# touched).  Only the tests need them: make run does not fetch them.
+vm-deps: deps
 	@sh tests/vm/fetch-kernel.sh build/vm/kernel
+	@sh tests/vm/fetch-kernel.sh build/vm/kernel-arm64 arm64
+	@sh tests/vm/fetch-kernel.sh --busybox build/vm/busybox-arm64 arm64
 
 $(BUILD)/%.o: %.c
 	$(quiet) CC $<
@@ -190,14 +195,14 @@ e2e: $(TAPD) $(SIM)
 CHECK_ANDROID = $(if $(SAN),,$(sort $(wildcard tests/android/*.sh)) \
 	tests/vm/arm64.sh)
 
-check: deps
+check: vm-deps
 	$(Q)$(MAKE) --no-print-directory all unit $(if $(SAN),,magisk)
 	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BINS) $(sort $(wildcard tests/e2e/*.sh)) \
 		tests/vm/magisk.sh tests/vm/run.sh $(CHECK_ANDROID)
 
 # Sanitizer builds go to their own directory so they never mix with the
 # normal objects.
-asan: deps
+asan: vm-deps
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan \
 		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		CFLAGS="-O1 -g" check

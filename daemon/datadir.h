@@ -17,9 +17,13 @@
 
 #include <limits.h>
 
-/* The directories, in the order they are tried, and the file in them. */
+/*
+ * The directories, in the order they are tried, and the file in them.  The
+ * fallback is not /data/local/tmp/tapd because that is where the binary
+ * itself lands with the usual `adb push tapd /data/local/tmp/`.
+ */
 #define DATADIR_PRIMARY	 "/data/adb/tapd"
-#define DATADIR_FALLBACK "/data/local/tmp/tapd"
+#define DATADIR_FALLBACK "/data/local/tmp/tapd-data"
 #define DATADIR_DB_NAME	 "taps.db"
 
 struct datadir_choice {

@@ -58,7 +58,7 @@ catch_stop_signals(void)
 	"where\n"                                                              \
 	"                         /data/adb cannot be used, as without "       \
 	"root,\n"                                                              \
-	"                         /data/local/tmp/tapd/taps.db, health "       \
+	"                         /data/local/tmp/tapd-data/taps.db, health "  \
 	"degraded)\n"                                                          \
 	"  --listen HOST:PORT, --token-file FILE, --device FILE, thresholds "  \
 	"as above\n"

@@ -4,7 +4,7 @@
 # all, and only root may open the touch screen node, write perfetto's
 # trace directory or read the /proc of the app in front.  As an
 # unprivileged user tapd starts without --db, keeps its database under
-# /data/local/tmp/tapd, says in /v1/health what it cannot use
+# /data/local/tmp/tapd-data, says in /v1/health what it cannot use
 # (/dev/input, perfetto, /data/adb, the app's /proc), keeps serving and
 # exits 0 on SIGTERM.  As root, on the same tree, the database goes to
 # /data/adb/tapd and the store is up.
@@ -111,7 +111,7 @@ if ! echo "$help" | grep -q /data/adb/tapd/taps.db; then
 	finish
 fi
 contains "help names the default database" /data/adb/tapd/taps.db "$help"
-contains "help names the fallback" /data/local/tmp/tapd/taps.db "$help"
+contains "help names the fallback" /data/local/tmp/tapd-data/taps.db "$help"
 
 # The fake Android tree.
 root=$tmp/root
@@ -166,7 +166,7 @@ for i in $(seq 1 30); do
 done
 echo "health without root:"
 jq . "$tmp/health.json"
-fallback=$root/data/local/tmp/tapd
+fallback=$root/data/local/tmp/tapd-data
 check "no root: health degraded" degraded "$(jq -r .status "$tmp/health.json")"
 check "no root: store degraded" degraded \
 	"$(jq -r .sources.store.health "$tmp/health.json")"

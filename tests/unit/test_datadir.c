@@ -139,7 +139,7 @@ test_primary_made(void **state)
 	assert_int_equal(mode_of(c.dir), 0750);
 }
 
-/* No Magisk: /data/adb is missing, /data/local/tmp/tapd is made. */
+/* No Magisk: /data/adb is missing, /data/local/tmp/tapd-data is made. */
 static void
 test_no_adb(void **state)
 {
@@ -150,7 +150,7 @@ test_no_adb(void **state)
 	assert_int_equal(rmdir(fx->adb), 0);
 	assert_int_equal(datadir_pick(fx->root, &c), 0);
 	assert_int_equal(c.fallback, 1);
-	path_of(fx, "/data/local/tmp/tapd/taps.db", want, sizeof(want));
+	path_of(fx, "/data/local/tmp/tapd-data/taps.db", want, sizeof(want));
 	assert_string_equal(c.db, want);
 	assert_int_equal(mode_of(c.dir), 0700);
 	path_of(fx, "/data/adb/tapd", want, sizeof(want));
@@ -195,7 +195,7 @@ test_neither(void **state)
 	assert_int_equal(datadir_pick(fx->root, &c), -ENOENT);
 	assert_non_null(strstr(c.why, "/data/adb/tapd"));
 	assert_non_null(strstr(c.why, "; cannot use '"));
-	assert_non_null(strstr(c.why, "/data/local/tmp/tapd"));
+	assert_non_null(strstr(c.why, "/data/local/tmp/tapd-data"));
 	assert_string_equal(c.db, "");
 	/* Without a fallback only the first story is told. */
 	assert_int_equal(
@@ -279,13 +279,13 @@ test_not_root(void **state)
 	pick_as_other(fx, p);
 	assert_int_equal(p->rc, 0);
 	assert_int_equal(p->c.fallback, 1);
-	path_of(fx, "/data/local/tmp/tapd/taps.db", want, sizeof(want));
+	path_of(fx, "/data/local/tmp/tapd-data/taps.db", want, sizeof(want));
 	assert_string_equal(p->c.db, want);
 	path_of(fx, "/data/adb/tapd", want, sizeof(want));
 	assert_non_null(strstr(p->c.why, want));
 	assert_non_null(strstr(p->c.why, strerror(EACCES)));
 	free(p);
-	path_of(fx, "/data/local/tmp/tapd", want, sizeof(want));
+	path_of(fx, "/data/local/tmp/tapd-data", want, sizeof(want));
 	assert_int_equal(lstat(want, &sb), 0);
 	assert_int_equal(sb.st_uid, OTHER_UID);
 	assert_int_equal(sb.st_mode & 07777, 0700);
@@ -304,7 +304,7 @@ test_foreign_owner(void **state)
 		return;
 	}
 	path_of(fx, "/data/adb/tapd", primary, sizeof(primary));
-	path_of(fx, "/data/local/tmp/tapd", fallback, sizeof(fallback));
+	path_of(fx, "/data/local/tmp/tapd-data", fallback, sizeof(fallback));
 	assert_int_equal(mkdir(primary, 0700), 0);
 	assert_int_equal(chown(primary, OTHER_UID, OTHER_UID), 0);
 	assert_int_equal(mkdir(fallback, 0700), 0);

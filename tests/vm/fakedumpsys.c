@@ -5,7 +5,15 @@
  *   dumpsys SurfaceFlinger --list
  *   dumpsys SurfaceFlinger --latency <layer>
  *   dumpsys window [windows]
- *   getprop [NAME]
+ *   getprop [NAME [DEFAULT]]
+ *   resetprop [-n] [NAME [VALUE]] | resetprop -w NAME [OLD]
+ *
+ * The properties are the lines NAME=VALUE of the file named by
+ * $VMTEST_PROPS, else of /etc/vmtest.props; without either, only
+ * ro.build.version.sdk is set (29).  resetprop, Magisk's tool, as the
+ * module scripts use it: NAME prints the value, NAME VALUE sets it (the
+ * file is rewritten), -w NAME OLD waits until the value is no longer OLD
+ * (-w NAME: until it is set), polling the file.
  *
  * The output is the real format (input.md 5.3 and 5.6; frames.md 2):
  * --list prints one layer name a line, the Android 10-12 form; --latency
@@ -25,11 +33,13 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define FRAMES_FILE "/tmp/vm/frames"
 #define APP	    "com.vmtest.app"
@@ -146,18 +156,182 @@ window(void)
 	return 0;
 }
 
+#define PROPS_MAX      128
+#define PROP_NAME_MAX  128
+#define PROP_VALUE_MAX 256
+#define PROPS_DEFAULT  "/etc/vmtest.props"
+
+struct prop {
+	char name[PROP_NAME_MAX];
+	char value[PROP_VALUE_MAX];
+};
+
+static struct prop props[PROPS_MAX];
+static size_t nprops;
+
+static const char *
+props_path(void)
+{
+	const char *p = getenv("VMTEST_PROPS");
+
+	return p != NULL && *p != '\0' ? p : PROPS_DEFAULT;
+}
+
+/* Loads the properties; returns 0, or -1 when the file cannot be read. */
+static int
+props_load(void)
+{
+	char line[PROP_NAME_MAX + PROP_VALUE_MAX + 4], *eq, *nl;
+	FILE *f;
+
+	nprops = 0;
+	f = fopen(props_path(), "r");
+	if (f == NULL) {
+		if (getenv("VMTEST_PROPS") != NULL)
+			return -1;
+		snprintf(props[0].name, sizeof(props[0].name), "%s",
+			 "ro.build.version.sdk");
+		snprintf(props[0].value, sizeof(props[0].value), "%s", "29");
+		nprops = 1;
+		return 0;
+	}
+	while (nprops < PROPS_MAX && fgets(line, sizeof(line), f) != NULL) {
+		nl = strchr(line, '\n');
+		if (nl != NULL)
+			*nl = '\0';
+		eq = strchr(line, '=');
+		if (line[0] == '#' || eq == NULL || eq == line ||
+		    (size_t)(eq - line) >= PROP_NAME_MAX ||
+		    strlen(eq + 1) >= PROP_VALUE_MAX)
+			continue;
+		*eq = '\0';
+		memcpy(props[nprops].name, line, (size_t)(eq - line) + 1);
+		memcpy(props[nprops].value, eq + 1, strlen(eq + 1) + 1);
+		nprops++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static const char *
+prop_get(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < nprops; i++)
+		if (strcmp(props[i].name, name) == 0)
+			return props[i].value;
+	return NULL;
+}
+
+static void
+props_list(void)
+{
+	size_t i;
+
+	for (i = 0; i < nprops; i++)
+		printf("[%s]: [%s]\n", props[i].name, props[i].value);
+}
+
+/* Sets one property and rewrites the file (a new one, renamed in). */
+static int
+prop_set(const char *name, const char *value)
+{
+	char tmp[PATH_MAX];
+	size_t i;
+	FILE *f;
+
+	if (strlen(name) >= PROP_NAME_MAX || strlen(value) >= PROP_VALUE_MAX ||
+	    strchr(name, '=') != NULL || strchr(value, '\n') != NULL)
+		return -1;
+	for (i = 0; i < nprops && strcmp(props[i].name, name) != 0; i++)
+		;
+	if (i == nprops) {
+		if (nprops == PROPS_MAX)
+			return -1;
+		nprops++;
+	}
+	snprintf(props[i].name, PROP_NAME_MAX, "%s", name);
+	snprintf(props[i].value, PROP_VALUE_MAX, "%s", value);
+	if (snprintf(tmp, sizeof(tmp), "%s.%d", props_path(), (int)getpid()) >=
+	    (int)sizeof(tmp))
+		return -1;
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		return -1;
+	for (i = 0; i < nprops; i++)
+		fprintf(f, "%s=%s\n", props[i].name, props[i].value);
+	if (fclose(f) != 0 || rename(tmp, props_path()) != 0) {
+		remove(tmp);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 getprop(int argc, char **argv)
 {
+	const char *v;
+
+	if (props_load() < 0) {
+		fprintf(stderr, "getprop: cannot read %s\n", props_path());
+		return 1;
+	}
 	if (argc == 0) {
-		printf("[ro.build.version.sdk]: [29]\n");
+		props_list();
 		return 0;
 	}
-	if (strcmp(argv[0], "ro.build.version.sdk") == 0)
-		printf("29\n");
-	else
-		printf("\n");
+	v = prop_get(argv[0]);
+	if (v == NULL)
+		v = argc >= 2 ? argv[1] : "";
+	printf("%s\n", v);
 	return 0;
+}
+
+static int
+resetprop(int argc, char **argv)
+{
+	struct timespec ts = {0, 100000000L};
+	const char *v;
+
+	if (argc >= 1 && strcmp(argv[0], "-n") == 0) {
+		argc--;
+		argv++;
+	}
+	if (props_load() < 0) {
+		fprintf(stderr, "resetprop: cannot read %s\n", props_path());
+		return 1;
+	}
+	if (argc >= 2 && strcmp(argv[0], "-w") == 0) {
+		for (;;) {
+			v = prop_get(argv[1]);
+			if (v != NULL && (argc < 3 || strcmp(v, argv[2]) != 0))
+				return 0;
+			nanosleep(&ts, NULL);
+			if (props_load() < 0)
+				return 1;
+		}
+	}
+	if (argc == 0) {
+		props_list();
+		return 0;
+	}
+	if (argc == 1) {
+		v = prop_get(argv[0]);
+		if (v == NULL)
+			return 1;
+		printf("%s\n", v);
+		return 0;
+	}
+	if (argc == 2) {
+		if (prop_set(argv[0], argv[1]) < 0) {
+			fprintf(stderr, "resetprop: cannot set %s\n", argv[0]);
+			return 1;
+		}
+		return 0;
+	}
+	fprintf(stderr, "resetprop: unsupported arguments\n");
+	return 1;
 }
 
 int
@@ -168,6 +342,8 @@ main(int argc, char **argv)
 	name = name != NULL ? name + 1 : argv[0];
 	if (strcmp(name, "getprop") == 0)
 		return getprop(argc - 1, argv + 1);
+	if (strcmp(name, "resetprop") == 0)
+		return resetprop(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "SurfaceFlinger") == 0)
 		return surfaceflinger(argc - 2, argv + 2);
 	if (argc >= 2 && strcmp(argv[1], "window") == 0)

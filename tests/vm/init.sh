@@ -11,7 +11,9 @@
 # "@@END name" lines.  Last, it stops tapd with SIGTERM and powers off.
 #
 # /etc/vmtest.conf (written by run.sh) sets MODE: "tapd" for the test,
-# "alone" to run vmtest without tapd (to check the kernel side only).
+# "alone" to run vmtest without tapd (to check the kernel side only);
+# WATCHDOG, the seconds after which the VM gives up; and ANDROID=1 for the
+# phone part that follows (tests/vm/android-root.sh, arm64 only).
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 /bin/busybox --install -s /bin
 
@@ -24,6 +26,8 @@ mount -t tmpfs tmpfs /run
 ifconfig lo 127.0.0.1 up
 
 MODE=tapd
+WATCHDOG=100
+ANDROID=0
 [ -f /etc/vmtest.conf ] && . /etc/vmtest.conf
 
 say() {
@@ -44,7 +48,7 @@ finish() {
 }
 
 # A watchdog: whatever hangs, the VM ends and the host sees why.
-(sleep 100 && say "@@TIMEOUT" && poweroff -f) &
+(sleep "$WATCHDOG" && say "@@TIMEOUT" && poweroff -f) &
 
 say "@@BEGIN kernel"
 say "$(uname -r) $(cat /proc/uptime)"
@@ -233,5 +237,10 @@ if [ "$MODE" = tapd ]; then
 	cat /tmp/tapd/stdout2 >/dev/console 2>&1
 	tail -n 100 /tmp/tapd/tapd2.log >/dev/console 2>&1
 	say "@@END tapd2-log"
+	say "@@PHASE gestures-done $(cut -d' ' -f1 /proc/uptime)"
+	if [ "$ANDROID" = 1 ]; then
+		sh /vm/android-root.sh
+		say "@@ANDROID-EXIT $?"
+	fi
 fi
 finish 0

@@ -14,18 +14,23 @@
  *    tapd's evdev client buffer and so forces a SYN_DROPPED on it;
  *  - prints one JSON line per gesture on stdout: the kind it played, the
  *    kernel timestamps of its first finger-down and last finger-up
- *    SYN_REPORT as its reader saw them, and the CLOCK_MONOTONIC time read
- *    right after the finger-up write returned;
+ *    SYN_REPORT as its reader saw them, and the CLOCK_MONOTONIC times read
+ *    just before and just after the finger-up write() (the kernel stamps
+ *    the events inside that call, so these two bracket t_up);
  *  - appends the finger-up time of every tap and long press to the frames
  *    file, from which fakedumpsys makes the app's response frames.
  *
  *   vmtest [--tapd-pid PID] [--api-port PORT] [--frames FILE] [--gap-ms N]
+ *          [--one-tap]
+ *   vmtest --hold SECONDS
  *
  * Without --tapd-pid it only exercises the kernel side (no wait for tapd
  * to open the device, no SIGSTOP).  With --api-port it also waits, before
- * playing on a new device, until tapd's /v1/health says the input is up.  Exit
- * status: 0 when the whole script ran, 1 when something failed (the reason is
- * on stderr).
+ * playing on a new device, until tapd's /v1/health says the input is up.
+ * --one-tap plays a single tap.  --hold only creates the touch screen,
+ * prints its record and keeps it for SECONDS (or until SIGTERM), playing
+ * nothing.  Exit status: 0 when the whole script ran, 1 when something
+ * failed (the reason is on stderr).
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -46,6 +51,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -207,22 +213,25 @@ reader_drain(struct vt *vt, int want_syn, int64_t *syn_ns)
 
 /*
  * Writes one frame (a SYN_REPORT is appended) with a single write() and
- * returns in *kernel_ns the timestamp our reader sees on its SYN_REPORT
- * and in *inject_ns the monotonic time right after the write returned.
+ * returns in *kernel_ns the timestamp our reader sees on its SYN_REPORT.
+ * The kernel stamps the frame inside that write(), so the monotonic time
+ * read just before it (*before_ns) and just after it returned (*after_ns)
+ * bracket the timestamp, however long the write took.
  */
 static int
 frame_emit(struct vt *vt, struct frame *f, int64_t *kernel_ns,
-	   int64_t *inject_ns)
+	   int64_t *before_ns, int64_t *after_ns)
 {
-	int64_t k = 0, t;
+	int64_t k = 0, t0, t1;
 	ssize_t len;
 	size_t size;
 	int rc;
 
 	frame_add(f, EV_SYN, SYN_REPORT, 0);
 	size = (size_t)f->n * sizeof(f->ev[0]);
+	t0 = now_ns();
 	len = write(libevdev_uinput_get_fd(vt->ui), f->ev, size);
-	t = now_ns();
+	t1 = now_ns();
 	if (len != (ssize_t)size) {
 		fail("cannot write to uinput", len < 0 ? errno : EIO);
 		return -EIO;
@@ -234,8 +243,10 @@ frame_emit(struct vt *vt, struct frame *f, int64_t *kernel_ns,
 	}
 	if (kernel_ns != NULL)
 		*kernel_ns = k;
-	if (inject_ns != NULL)
-		*inject_ns = t;
+	if (before_ns != NULL)
+		*before_ns = t0;
+	if (after_ns != NULL)
+		*after_ns = t1;
 	f->n = 0;
 	return 0;
 }
@@ -284,7 +295,7 @@ add_up(struct vt *vt, struct frame *f, int slot)
 static int
 gesture_begin(struct vt *vt, struct frame *f)
 {
-	return frame_emit(vt, f, &vt->gesture_down_ns, NULL);
+	return frame_emit(vt, f, &vt->gesture_down_ns, NULL, NULL);
 }
 
 /*
@@ -295,18 +306,19 @@ static int
 gesture_end(struct vt *vt, struct frame *f, const char *kind, int x, int y,
 	    int dropped)
 {
-	int64_t up_ns, inject_ns;
+	int64_t up_ns, before_ns, after_ns;
 	int rc;
 
-	rc = frame_emit(vt, f, &up_ns, &inject_ns);
+	rc = frame_emit(vt, f, &up_ns, &before_ns, &after_ns);
 	if (rc < 0)
 		return rc;
 	vt->seq++;
 	printf("{\"seq\":%u,\"gen\":%d,\"kind\":\"%s\",\"x\":%d,\"y\":%d,"
 	       "\"t_down_ns\":\"%" PRId64 "\",\"t_up_ns\":\"%" PRId64 "\","
-	       "\"inject_ns\":\"%" PRId64 "\",\"dropped\":%s}\n",
+	       "\"inject_before_ns\":\"%" PRId64 "\","
+	       "\"inject_after_ns\":\"%" PRId64 "\",\"dropped\":%s}\n",
 	       vt->seq, vt->gen, kind, x, y, vt->gesture_down_ns, up_ns,
-	       inject_ns, dropped ? "true" : "false");
+	       before_ns, after_ns, dropped ? "true" : "false");
 	fflush(stdout);
 	if (vt->frames != NULL &&
 	    (strcmp(kind, "tap") == 0 || strcmp(kind, "long_press") == 0)) {
@@ -622,7 +634,7 @@ play_tap(struct vt *vt, int x, int y, int hold_ms)
 	sleep_ms(hold_ms / 2);
 	/* A jitter of one unit, well within the slop, as real fingers do. */
 	add_move(&f, 0, x + 1, y);
-	if ((rc = frame_emit(vt, &f, NULL, NULL)) < 0)
+	if ((rc = frame_emit(vt, &f, NULL, NULL, NULL)) < 0)
 		return rc;
 	sleep_ms(hold_ms - hold_ms / 2);
 	add_up(vt, &f, 0);
@@ -641,7 +653,7 @@ play_long_press(struct vt *vt, int x, int y, int hold_ms)
 	for (i = 1; i <= 3; i++) {
 		sleep_ms(hold_ms / 4);
 		add_move(&f, 0, x + (i & 1), y + 1);
-		if ((rc = frame_emit(vt, &f, NULL, NULL)) < 0)
+		if ((rc = frame_emit(vt, &f, NULL, NULL, NULL)) < 0)
 			return rc;
 	}
 	sleep_ms(hold_ms - 3 * (hold_ms / 4));
@@ -661,7 +673,7 @@ play_swipe(struct vt *vt, int x, int y0, int y1, int steps)
 	for (i = 1; i <= steps; i++) {
 		sleep_ms(16);
 		add_move(&f, 0, x, y0 + (y1 - y0) * i / steps);
-		if ((rc = frame_emit(vt, &f, NULL, NULL)) < 0)
+		if ((rc = frame_emit(vt, &f, NULL, NULL, NULL)) < 0)
 			return rc;
 	}
 	sleep_ms(16);
@@ -681,18 +693,18 @@ play_two_fingers(struct vt *vt, int x, int y)
 		return rc;
 	sleep_ms(30);
 	add_down(vt, &f, 1, x + 200, y);
-	if ((rc = frame_emit(vt, &f, NULL, NULL)) < 0)
+	if ((rc = frame_emit(vt, &f, NULL, NULL, NULL)) < 0)
 		return rc;
 	for (i = 1; i <= 5; i++) {
 		sleep_ms(16);
 		add_move(&f, 0, x - 20 * i, y);
 		add_move(&f, 1, x + 200 + 20 * i, y);
-		if ((rc = frame_emit(vt, &f, NULL, NULL)) < 0)
+		if ((rc = frame_emit(vt, &f, NULL, NULL, NULL)) < 0)
 			return rc;
 	}
 	sleep_ms(30);
 	add_up(vt, &f, 1);
-	if ((rc = frame_emit(vt, &f, NULL, NULL)) < 0)
+	if ((rc = frame_emit(vt, &f, NULL, NULL, NULL)) < 0)
 		return rc;
 	sleep_ms(30);
 	add_up(vt, &f, 0);
@@ -766,10 +778,10 @@ play_flood(struct vt *vt, int x, int y)
 	}
 	/* The finger rests where it went down, whatever the flood left. */
 	add_move(&f, 0, x + 1, y);
-	if ((rc = frame_emit(vt, &f, NULL, NULL)) < 0)
+	if ((rc = frame_emit(vt, &f, NULL, NULL, NULL)) < 0)
 		return rc;
 	add_move(&f, 0, x, y);
-	if ((rc = frame_emit(vt, &f, NULL, NULL)) < 0)
+	if ((rc = frame_emit(vt, &f, NULL, NULL, NULL)) < 0)
 		return rc;
 	/* Time for tapd to drain its queue and resync: then the finger up. */
 	sleep_ms(300);
@@ -860,11 +872,43 @@ script_one_tap(struct vt *vt)
 	return 0;
 }
 
+static volatile sig_atomic_t hold_stop;
+
+static void
+hold_signal(int sig)
+{
+	(void)sig;
+	hold_stop = 1;
+}
+
+/*
+ * Only the touch screen, for a test of who may open it: created, its
+ * record printed, kept for seconds or until SIGTERM, then removed.
+ */
+static int
+script_hold(struct vt *vt, long seconds)
+{
+	struct sigaction sa;
+	int64_t end;
+	int rc;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = hold_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	if ((rc = device_create(vt)) < 0)
+		return rc;
+	end = now_ns() + seconds * NS_PER_S;
+	while (!hold_stop && now_ns() < end)
+		sleep_ms(50);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct vt vt;
-	long v, gap_ms = 600;
+	long v, gap_ms = 600, hold = -1;
 	const char *frames = NULL;
 	int i, rc, one_tap = 0;
 
@@ -884,6 +928,10 @@ main(int argc, char **argv)
 			frames = argv[++i];
 		} else if (strcmp(argv[i], "--one-tap") == 0) {
 			one_tap = 1;
+		} else if (strcmp(argv[i], "--hold") == 0 && i + 1 < argc) {
+			if (parse_long(argv[++i], 0, 86400, &v) < 0)
+				goto usage;
+			hold = v;
 		} else if (strcmp(argv[i], "--gap-ms") == 0 && i + 1 < argc) {
 			if (parse_long(argv[++i], 0, 60000, &v) < 0)
 				goto usage;
@@ -893,15 +941,17 @@ main(int argc, char **argv)
 		}
 	}
 	/*
-	 * The injection time is read right after write() returns.  On the
-	 * VM's one CPU the write wakes tapd, and a normal task may be
-	 * preempted by it before it reads the clock; a real-time task is
-	 * not.  It sleeps between gestures, so tapd still runs.
+	 * The bracket closes when the clock is read after write() returns.
+	 * On the VM's one CPU the write wakes tapd, and a normal task may be
+	 * preempted by it before it reads the clock, which only widens the
+	 * bracket; a real-time task is not, so it stays narrow.  It sleeps
+	 * between gestures, so tapd still runs.  The system call itself:
+	 * musl's sched_setscheduler() always fails with ENOSYS.
 	 */
 	if (vt.tapd > 0) {
 		struct sched_param sp = {.sched_priority = 10};
 
-		if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
+		if (syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, &sp) != 0)
 			fail("cannot run as SCHED_FIFO", errno);
 	}
 	if (frames != NULL) {
@@ -911,7 +961,12 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	rc = one_tap ? script_one_tap(&vt) : script(&vt, (int)gap_ms);
+	if (hold >= 0)
+		rc = script_hold(&vt, hold);
+	else if (one_tap)
+		rc = script_one_tap(&vt);
+	else
+		rc = script(&vt, (int)gap_ms);
 	printf("{\"event\":\"done\",\"ok\":%s,\"gestures\":%u,"
 	       "\"reader_syn_dropped\":%u}\n",
 	       rc == 0 ? "true" : "false", vt.seq, vt.reader_dropped);
@@ -927,6 +982,7 @@ main(int argc, char **argv)
 	return rc == 0 ? 0 : 1;
 usage:
 	fprintf(stderr, "usage: vmtest [--tapd-pid PID] [--api-port PORT] "
-			"[--frames FILE] [--gap-ms N] [--one-tap]\n");
+			"[--frames FILE] [--gap-ms N] [--one-tap]\n"
+			"       vmtest --hold SECONDS\n");
 	return 1;
 }
