@@ -2,6 +2,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,11 @@
 /* Bars of the --histogram view, in characters. */
 #define CMD_PERCENTILES_BAR 40
 
+/*
+ * The options, in the order of the synopsis and of the query; the first
+ * PCT_HIST_N are the filters /v1/histogram takes as well.
+ */
 enum {
-	/* The filters /v1/histogram takes too, first. */
 	PCT_APP,
 	PCT_METRIC,
 	PCT_SINCE,

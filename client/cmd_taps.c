@@ -12,7 +12,7 @@
 #include "table.h"
 #include "view.h"
 
-/* In the order of the synopsis. */
+/* The options, in the order of the synopsis (and of the query). */
 enum {
 	TAPS_APP,
 	TAPS_LIMIT,
@@ -26,8 +26,10 @@ enum {
 	TAPS_N
 };
 
-/* The formats of --format, in the order of their content types below. */
+/* The words of --format, and the content type of the answer to each. */
 static const char *const cmd_taps_formats[] = {"json", "ndjson", "csv", NULL};
+static const char *const cmd_taps_ctypes[] = {
+	"application/json", "application/x-ndjson", "text/csv"};
 
 static const struct opt_spec cmd_taps_opts[TAPS_N] = {
 	[TAPS_APP] = {.name = "app",
@@ -147,8 +149,6 @@ out:
 int
 cmd_taps(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	static const char *const ctypes[] = {
-		"application/json", "application/x-ndjson", "text/csv"};
 	const char *values[TAPS_N];
 	struct http_response r;
 	const cJSON *taps, *next;
@@ -171,7 +171,7 @@ cmd_taps(struct cmd_ctx *ctx, int argc, char **argv)
 		rc = http_request(ctx->http, "GET", path, NULL, &r);
 		if ((rc = cmd_outcome(ctx, rc, &r)) != CMD_EXIT_OK)
 			goto out;
-		if (!cmd_content_type_is(&r, ctypes[format])) {
+		if (!cmd_content_type_is(&r, cmd_taps_ctypes[format])) {
 			rc = cmd_shape(ctx, "not the format asked for");
 			goto out;
 		}

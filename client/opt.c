@@ -18,6 +18,10 @@
 #define OPT_SYNOPSIS_WIDTH  72
 #define OPT_SYNOPSIS_INDENT 16
 
+/*
+ * The messages of cmd_err(), written here again: options are read below
+ * the commands, which opt.c knows nothing of.
+ */
 static void opt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void
@@ -73,12 +77,13 @@ opt_check(const char *cmd, const struct opt_spec *spec, const char *value)
 			return 0;
 		/* "must be json, ndjson or csv", from the table. */
 		fprintf(stderr, "tapctl: %s: --%s must be ", cmd, spec->name);
-		for (i = 0; spec->choices[i] != NULL; i++)
-			fprintf(stderr, "%s%s",
-				i == 0			       ? ""
-				: spec->choices[i + 1] == NULL ? " or "
-							       : ", ",
-				spec->choices[i]);
+		for (i = 0; spec->choices[i] != NULL; i++) {
+			if (i > 0)
+				fputs(spec->choices[i + 1] == NULL ? " or "
+								   : ", ",
+				      stderr);
+			fputs(spec->choices[i], stderr);
+		}
 		fprintf(stderr, ": '%s'\n", value);
 		return -EINVAL;
 	case OPT_FLAG:
@@ -98,8 +103,10 @@ opt_parse(const char *cmd, const struct opt_spec *specs, size_t n, int argc,
 	size_t i, len = 0;
 	int c, rc;
 
-	if (n > OPT_MAX)
+	if (n > OPT_MAX) {
+		opt_err("%s: more than %d options in its table", cmd, OPT_MAX);
 		return -EINVAL;
+	}
 	memset(longs, 0, sizeof(longs));
 	/* Options end at the first argument (+); ':' for a missing value. */
 	shorts[len++] = '+';

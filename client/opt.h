@@ -33,7 +33,7 @@ struct opt_spec {
 	unsigned max;		    /* OPT_LIST: at most this many numbers */
 	const char *const *choices; /* OPT_CHOICE: NULL-terminated */
 	const char *arg; /* the value in the synopsis ("S", "ID"), or NULL */
-	int required;	 /* the command refuses to run without it */
+	int required;	 /* shown unbracketed: the command needs it */
 };
 
 /*
