@@ -1,15 +1,20 @@
 /*
- * The commands of tapctl.  Each takes its own arguments (argv[0] is the
- * command's name), talks to the API through the client in ctx, prints
- * results on stdout and diagnostics on stderr, and returns the exit code
- * of tapctl (CMD_EXIT_*).
+ * What the commands of tapctl share (each command is a cmd_NAME.c of its
+ * own): the context they run in, their exit codes, and the steps of
+ * talking to the API and printing its answer.  A command takes its own
+ * arguments (argv[0] is the command's name), talks to the API through the
+ * client in ctx, prints results on stdout and diagnostics on stderr, and
+ * returns the exit code of tapctl (CMD_EXIT_*).
  */
 #ifndef TAPCTL_CMD_H
 #define TAPCTL_CMD_H
 
-#include <stdio.h>
+#include <cjson/cJSON.h>
+#include <signal.h>
+#include <stddef.h>
 
 #include "http.h"
+#include "opt.h"
 
 /* The exit codes of tapctl (tapctl.1, README.md). */
 #define CMD_EXIT_OK	  0 /* done */
@@ -24,11 +29,66 @@ struct cmd_ctx {
 	long timeout_s; /* --timeout, for messages and idle limits */
 };
 
-/* The command called name, or NULL; for tapctl.c's dispatch. */
+/* A command, as tapctl.c's table names it. */
 typedef int (*cmd_fn)(struct cmd_ctx *ctx, int argc, char **argv);
-cmd_fn cmd_find(const char *name);
 
-/* Prints the synopsis of every command. */
-void cmd_usage(FILE *f);
+/* Prints "tapctl: " and the message, with a newline, on stderr. */
+void cmd_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Lets SIGINT and SIGTERM end a long transfer cleanly: the handler only
+ * sets the flag returned, which the transfer checks at least once a
+ * second.
+ */
+const volatile sig_atomic_t *cmd_catch_signals(void);
+
+/*
+ * Turns a failed transfer (rc < 0) or an HTTP status into an exit code,
+ * printing why (with the server's message for an HTTP error);
+ * CMD_EXIT_OK for a 2xx answer.
+ */
+int cmd_outcome(struct cmd_ctx *ctx, int rc, const struct http_response *r);
+
+/* Whether the answer's media type is type, parameters aside. */
+int cmd_content_type_is(const struct http_response *r, const char *type);
+
+/*
+ * GETs or POSTs path (body as JSON, or NULL) and parses the answer as
+ * JSON into *out (a new tree: cJSON_Delete() it; NULL on failure).
+ * Returns an exit code, after saying what failed; on CMD_EXIT_OK, *r
+ * holds the raw body too.  Release *r with http_response_release()
+ * whatever the outcome.
+ */
+int cmd_call_json(struct cmd_ctx *ctx, const char *method, const char *path,
+		  const char *body, struct http_response *r, cJSON **out);
+
+/* Reports an answer of the wrong shape; returns CMD_EXIT_RESPONSE. */
+int cmd_shape(struct cmd_ctx *ctx, const char *what);
+
+/*
+ * Ends the output: flushes stdout and reports a failure to write it.
+ * Returns code, or CMD_EXIT_USAGE when writing failed (a reader that went
+ * away is no failure).
+ */
+int cmd_flush(int code);
+
+/* Prints a body as it came, with a final newline; returns cmd_flush(). */
+int cmd_print_raw(const struct http_response *r);
+
+/*
+ * The member of root that is an array called name, or root itself when
+ * it is an array; NULL when there is neither.
+ */
+const cJSON *cmd_list(const cJSON *root, const char *name);
+
+/*
+ * Builds the path base?param=value&... from the first n specs that name
+ * a query parameter and whose value (values[i], from opt_parse()) is set,
+ * in the order of the table.  Returns 0 and sets *out (free() it), or
+ * -ENOMEM.
+ */
+int cmd_query(struct cmd_ctx *ctx, const char *base,
+	      const struct opt_spec *specs, const char *const *values, size_t n,
+	      char **out);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * tapctl: the command-line client of the tapd HTTP API.  Global options,
- * then a command and its own options (cmd.c).  Results go to stdout,
- * diagnostics to stderr, and the exit code says what happened (cmd.h).
+ * then a command and its own options (a cmd_NAME.c each, in the table
+ * below).  Results go to stdout, diagnostics to stderr, and the exit code
+ * says what happened (cmd.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,13 @@
 
 #include "arg.h"
 #include "cmd.h"
+#include "cmd_apps.h"
+#include "cmd_health.h"
+#include "cmd_percentiles.h"
+#include "cmd_session.h"
+#include "cmd_tail.h"
+#include "cmd_taps.h"
+#include "cmd_trace.h"
 #include "http.h"
 
 #ifndef TAPD_VERSION
@@ -27,10 +35,46 @@
 /* A token is one line; anything longer than this is not one. */
 #define TAPCTL_TOKEN_MAX 4096
 
+/* The commands, in the order of the usage. */
+static const struct {
+	const char *name;
+	cmd_fn fn;
+	void (*usage)(FILE *f); /* prints the command's synopsis line */
+} tapctl_cmds[] = {
+	{"health", cmd_health, cmd_health_usage},
+	{"apps", cmd_apps, cmd_apps_usage},
+	{"percentiles", cmd_percentiles, cmd_percentiles_usage},
+	{"taps", cmd_taps, cmd_taps_usage},
+	{"tail", cmd_tail, cmd_tail_usage},
+	{"trace", cmd_trace, cmd_trace_usage},
+	{"session", cmd_session, cmd_session_usage},
+};
+
+#define TAPCTL_NCMDS (sizeof(tapctl_cmds) / sizeof(tapctl_cmds[0]))
+
+/* The command called name, or NULL. */
+static cmd_fn
+tapctl_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < TAPCTL_NCMDS; i++)
+		if (strcmp(tapctl_cmds[i].name, name) == 0)
+			return tapctl_cmds[i].fn;
+	return NULL;
+}
+
 static void
 tapctl_usage(FILE *f)
 {
-	cmd_usage(f);
+	size_t i;
+
+	fputs("usage: tapctl [--url URL] [--token-file FILE] [--json] "
+	      "[--timeout S] COMMAND\n"
+	      "commands:\n",
+	      f);
+	for (i = 0; i < TAPCTL_NCMDS; i++)
+		tapctl_cmds[i].usage(f);
 	fputs("options:\n"
 	      "  --url URL          the API (default $TAPD_URL, "
 	      "else " TAPCTL_DEFAULT_URL ")\n"
@@ -161,7 +205,7 @@ main(int argc, char **argv)
 		tapctl_usage(stdout);
 		return CMD_EXIT_OK;
 	}
-	if ((fn = cmd_find(argv[optind])) == NULL) {
+	if ((fn = tapctl_find(argv[optind])) == NULL) {
 		fprintf(stderr, "tapctl: unknown command '%s'\n", argv[optind]);
 		tapctl_usage(stderr);
 		return CMD_EXIT_USAGE;

@@ -1,0 +1,28 @@
+/* tapctl taps: stored taps, oldest first (GET /v1/taps). */
+#ifndef TAPCTL_CMD_TAPS_H
+#define TAPCTL_CMD_TAPS_H
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+#include "cmd.h"
+
+/* Prints the synopsis of taps, for tapctl's usage. */
+void cmd_taps_usage(FILE *f);
+
+/*
+ * Prints a page of taps as a table, with a line on stderr naming the
+ * --after-id of the next page when there is one; the server's JSON, NDJSON
+ * or CSV as it is with --json or --format.  Returns an exit code
+ * (CMD_EXIT_*).
+ */
+int cmd_taps(struct cmd_ctx *ctx, int argc, char **argv);
+
+/*
+ * The cells of a tap's row (id, time, app, kind, status, both latencies
+ * in ms to the microsecond, frames, flags), cleaned of control characters;
+ * for tail too, which prints the same columns.
+ */
+void cmd_taps_cells(const cJSON *tap, char cells[9][256]);
+
+#endif
