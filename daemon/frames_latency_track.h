@@ -11,6 +11,7 @@
 
 /* Part 1's snapshot, which a tracker is fed. */
 struct latency_snapshot;
+
 struct latency_tracker;
 
 /*
