@@ -24,6 +24,11 @@
  *     below), yielding frames and watermarks in the order the live source
  *     would.
  *
+ * Each part is a module of its own: frames_latency_parse.c,
+ * frames_latency_track.c, frames_latency_list.c and frames_latency_dir.c,
+ * with a header each.  This header holds the types they share and
+ * includes their headers, so that a caller needs only this one.
+ *
  * All times are CLOCK_MONOTONIC ns, the clock SurfaceFlinger prints.
  *
  * Rows.  Column 1 is desiredPresentTime (for auto-timestamped buffers the
@@ -201,45 +206,6 @@ enum latency_row_kind latency_row_classify(const struct latency_row *row);
  */
 int latency_layer_package(const char *layer, char *buf, size_t size);
 
-/* Part 1: one --latency output. */
-
-struct latency_snapshot;
-
-/*
- * Parses buf[0..len) (need not be NUL-terminated).  Returns 0 and sets
- * *out, or -ENOMEM.  Free with latency_snapshot_free().
- */
-int latency_snapshot_parse(const char *buf, size_t len,
-			   struct latency_snapshot **out);
-
-/* NULL is a no-op. */
-void latency_snapshot_free(struct latency_snapshot *snap);
-
-/* The period line's value in ns, or -1 when there was none. */
-int64_t latency_snapshot_period(const struct latency_snapshot *snap);
-
-/* A vendor first line `now = <ns>`'s value, or -1 when there was none. */
-int64_t latency_snapshot_now(const struct latency_snapshot *snap);
-
-/* 1 when the output ended as dumpsys ends it (see above), else 0. */
-int latency_snapshot_complete(const struct latency_snapshot *snap);
-
-/* Rows kept, in printed order (oldest first). */
-size_t latency_snapshot_rows(const struct latency_snapshot *snap);
-
-/* Row i, or NULL when i is out of range. */
-const struct latency_row *
-latency_snapshot_row(const struct latency_snapshot *snap, size_t i);
-
-/*
- * Fills snapshots (1), incomplete, rows, zero_rows, pending_rows,
- * invalid_rows, rows_over and garbage_lines.
- */
-void latency_snapshot_get_stats(const struct latency_snapshot *snap,
-				struct latency_stats *st);
-
-/* Part 2: the frames of one layer. */
-
 /* One presented frame.  The strings belong to the tracker. */
 struct latency_frame {
 	const char *layer;  /* the layer name */
@@ -255,164 +221,13 @@ struct latency_frame {
  */
 typedef int (*latency_frame_cb)(void *ctx, const struct latency_frame *frame);
 
-struct latency_tracker;
-
 /*
- * A tracker for the layer named layer (copied; at most LATENCY_NAME_MAX
- * bytes).  Returns 0 and sets *out, -EINVAL for an empty or too long
- * name, or -ENOMEM.  Free with latency_tracker_free().
+ * The parts come after the types above, which they use: the header of a
+ * part includes this one first.
  */
-int latency_tracker_new(const char *layer, struct latency_tracker **out);
-
-/* NULL is a no-op. */
-void latency_tracker_free(struct latency_tracker *t);
-
-/*
- * Feeds the next snapshot of the layer, captured at capture_ns, and calls
- * cb for each frame it emits, in row order.  Returns 0, or what cb
- * returned: then the frame cb refused counts as emitted, the later rows
- * are not looked at and the watermark stays; feeding the same snapshot
- * again resumes after that frame.  Capture times should not decrease; if
- * they do the watermark just does not move back.
- */
-int latency_tracker_feed(struct latency_tracker *t, int64_t capture_ns,
-			 const struct latency_snapshot *snap,
-			 latency_frame_cb cb, void *ctx);
-
-/*
- * Every frame of the layer presented at or before this time has been
- * emitted.  INT64_MIN until a complete snapshot was fed.
- */
-int64_t latency_tracker_watermark(const struct latency_tracker *t);
-
-/* The layer name. */
-const char *latency_tracker_layer(const struct latency_tracker *t);
-
-/* Frames waiting for their present time. */
-unsigned latency_tracker_pending(const struct latency_tracker *t);
-
-/*
- * Fills the snapshot counters summed over every snapshot fed, plus
- * duplicates, frames, frames_invalid, pending_lost and gaps.
- */
-void latency_tracker_get_stats(const struct latency_tracker *t,
-			       struct latency_stats *st);
-
-/* Part 3: --list. */
-
-struct latency_list;
-
-/*
- * Parses one --list output; both forms, and a mix of them, are accepted.
- * Blank lines are skipped.  Lines longer than LATENCY_NAME_MAX + 256
- * bytes or holding a NUL, names longer than LATENCY_NAME_MAX, a
- * `RequestedLayerState{` with no name, and lines past
- * LATENCY_LIST_NAMES_MAX names are garbage.  Returns 0 and sets *out, or
- * -ENOMEM.  Free with latency_list_free().
- */
-int latency_list_parse(const char *buf, size_t len, struct latency_list **out);
-
-/* NULL is a no-op. */
-void latency_list_free(struct latency_list *list);
-
-/* Layer names read, in output order. */
-size_t latency_list_count(const struct latency_list *list);
-
-/*
- * Name i, with the A15 wrapper removed: the text after
- * `RequestedLayerState{` up to the first of " parentId=",
- * " relativeParentId=", " isRelativeOf=", " mirrorId=", " !handle",
- * " z=", " layerStack=" or the closing '}' that follows "#<digits>" (names
- * hold spaces and braces themselves); if none follows "#<digits>", the
- * first of them.  NULL when i is out of range.
- */
-const char *latency_list_name(const struct latency_list *list, size_t i);
-
-/*
- * Chooses the layers of package worth passing to --latency: the buffer
- * layers, never the containers, which only print zeros (frames.md 2.2):
- *  - the window layers, named by the window title "<package>/<activity>"
- *    (or a title that is the package itself), e.g.
- *    "com.foo/com.foo.MainActivity#0" (A10-A12), "...#28989" (A13+),
- *    "com.foo/com.foo.MainActivity(BLAST)#0";
- *  - the SurfaceView layers "SurfaceView[<package>/...]..." (A11+) and
- *    "SurfaceView - <package>/..." (A10).
- * Not chosen: layers whose A15 line says " !handle" (the app let go of
- * them: no buffer can come any more), WindowState containers
- * ("<hash> com.foo/..."),
- * "ActivityRecord{...}", "ActivityRecordInputSink ...", "Bounds for - ...",
- * "Background for SurfaceView[...]", "Splash Screen ..." and every other
- * name that does not start as above.  A chosen name without "(BLAST)" is
- * dropped when a chosen name with it is the same after removing "(BLAST)"
- * and the "#<digits>" suffixes: with BLAST (A12+), only the "(BLAST)"
- * child carries buffers ("SurfaceView[com.foo/com.foo.Main](BLAST)#1",
- * not its parent "SurfaceView[com.foo/com.foo.Main]#0"); before BLAST
- * there is no such child and the layer itself carries them.
- *
- * Stores pointers to the chosen names (owned by list) in names, in list
- * order, and their number in *n.  Returns 0; -EINVAL for an empty
- * package; -ENOSPC when more than max were chosen (the first max are
- * stored).
- */
-int latency_list_pick(const struct latency_list *list, const char *package,
-		      const char **names, size_t max, size_t *n);
-
-/* Fills lists (1), list_names and garbage_lines. */
-void latency_list_get_stats(const struct latency_list *list,
-			    struct latency_stats *st);
-
-/* Part 4: replay of a recorded latency/ directory. */
-
-struct latency_dir;
-
-/*
- * Lists the directory at path and sorts its recorded files by capture
- * time (in one cycle the .list file first, then the snapshots by n).
- * Files are read one cycle at a time by latency_dir_next().  Returns 0
- * and sets *out (also when no file is recorded), or a negative errno from
- * opendir() after logging why, or -ENOMEM.  Free with latency_dir_free().
- */
-int latency_dir_open(const char *path, struct latency_dir **out);
-
-/* NULL is a no-op. */
-void latency_dir_free(struct latency_dir *d);
-
-/*
- * Replays the next poll cycle (all files with the next capture time):
- * feeds each snapshot to its layer's tracker, calling cb for each frame
- * emitted, and reads the cycle's --list.  Returns 1 and sets *capture_ns
- * (when not NULL), 0 at the end, or what cb returned.  Files that cannot
- * be read, are too large, or lack the "# layer: " line are skipped,
- * counted and logged.  The watermark then moves to the minimum of the
- * watermarks of the trackers fed in the cycle, or to the capture time of
- * a cycle that recorded only a --list (it never moves back).
- */
-int latency_dir_next(struct latency_dir *d, latency_frame_cb cb, void *ctx,
-		     int64_t *capture_ns);
-
-/*
- * Every frame of the layers polled in the last cycle presented at or
- * before this time has been emitted.  INT64_MIN before the first cycle
- * that advanced it.
- */
-int64_t latency_dir_watermark(const struct latency_dir *d);
-
-/*
- * The capture time of the first recorded file: frames starting from then
- * on are in the replay (correlate_set_coverage()).  INT64_MAX when the
- * directory holds no recorded file.
- */
-int64_t latency_dir_coverage(const struct latency_dir *d);
-
-/* The --list read last, or NULL.  Valid until the next call. */
-const struct latency_list *latency_dir_list(const struct latency_dir *d);
-
-/*
- * Fills files, files_skipped, the snapshot and tracker counters summed
- * over every snapshot replayed so far, and lists, list_names (their
- * garbage lines are in garbage_lines).
- */
-void latency_dir_get_stats(const struct latency_dir *d,
-			   struct latency_stats *st);
+#include "frames_latency_dir.h"
+#include "frames_latency_list.h"
+#include "frames_latency_parse.h"
+#include "frames_latency_track.h"
 
 #endif

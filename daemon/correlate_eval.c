@@ -1,0 +1,238 @@
+/*
+ * The results of the correlator: a pending tap evaluated against the
+ * frames held once its window is closed (correlate_advance()) or at the
+ * end of the input (correlate_finish()), and handed out oldest first.
+ */
+#include "correlate.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "correlate_frames.h"
+#include "correlate_int.h"
+#include "correlate_intern.h"
+#include "correlate_taps.h"
+
+/*
+ * The matching rule of correlate.h, read as a cascade: the first kind of
+ * identity both sides know decides.  Two known pids that differ are two
+ * processes, whatever their layers say.
+ */
+static int
+frame_matches(const struct frame *f, const struct ptap *p)
+{
+	const char *layer;
+	size_t n;
+
+	if (f->pid > 0 && p->pid > 0)
+		return f->pid == p->pid;
+	if (f->app)
+		return f->app == p->app;
+	if (!f->layer || !p->app)
+		return 0;
+	layer = f->layer->s;
+	if (strncmp(layer, "TX - ", 5) == 0)
+		layer += 5;
+	n = p->app->len;
+	if (strncmp(layer, p->app->s, n) != 0)
+		return 0;
+	return layer[n] == '\0' || layer[n] == '/' || layer[n] == '#' ||
+	       layer[n] == ' ';
+}
+
+static int
+rframe_cmp(const void *a, const void *b)
+{
+	const struct rframe *x = a, *y = b;
+
+	if (x->present_ns != y->present_ns)
+		return x->present_ns < y->present_ns ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Computes the result of p from the frames held; truncated when the window
+ * could not be closed.
+ */
+static int
+evaluate(struct correlate *c, const struct ptap *p, int truncated,
+	 struct correlate_result *res)
+{
+	uint32_t i;
+	size_t n = 0, k;
+
+	memset(res, 0, sizeof(*res));
+	res->id = p->id;
+	res->window_end_ns = p->window_end_ns;
+	res->first_frame_ns = -1;
+	res->settle_ns = -1;
+	res->first_present_ns = -1;
+	res->last_present_ns = -1;
+	if (!c->have_coverage || c->coverage_start_ns > p->t_up_ns) {
+		res->status = CORRELATE_FRAMES_UNAVAILABLE;
+		return 0;
+	}
+
+	for (i = correlate_frames_lower_present(
+		     c, correlate_sat_sub(p->t_up_ns, c->cfg.busy_before_ns));
+	     i < c->nframes; i++) {
+		const struct frame *f = &c->pool[c->by_present[i]];
+
+		if (f->present_ns >= p->t_up_ns)
+			break;
+		if (frame_matches(f, p)) {
+			res->flags |= CORRELATE_FLAG_BUSY_BEFORE;
+			break;
+		}
+	}
+
+	for (i = correlate_frames_lower_start(c, p->t_up_ns); i < c->nframes;
+	     i++) {
+		const struct frame *f = &c->pool[c->by_start[i]];
+
+		if (f->start_ns >= p->window_end_ns)
+			break;
+		if (!frame_matches(f, p))
+			continue;
+		if (n == c->scratch_cap) {
+			size_t cap = c->scratch_cap ? c->scratch_cap * 2 : 64;
+			struct rframe *s;
+
+			s = realloc(c->scratch, cap * sizeof(*s));
+			if (!s)
+				return -ENOMEM;
+			c->scratch = s;
+			c->scratch_cap = cap;
+		}
+		c->scratch[n].present_ns = f->present_ns;
+		c->scratch[n].start_ns = f->start_ns;
+		c->scratch[n].seq = f->seq;
+		c->scratch[n].jank = f->jank;
+		n++;
+	}
+	if (n == 0) {
+		res->status =
+			truncated ? CORRELATE_TRUNCATED : CORRELATE_NO_RESPONSE;
+		return 0;
+	}
+	qsort(c->scratch, n, sizeof(*c->scratch), rframe_cmp);
+
+	/*
+	 * frames is an int32 in the result and in the store; a window with
+	 * more frames than that cannot happen (5 s at any refresh rate), so
+	 * the list is cut to match rather than disagree with it.
+	 */
+	if (n > INT32_MAX)
+		n = INT32_MAX;
+	if (n > c->resp_cap) {
+		struct correlate_resp_frame *rf;
+
+		rf = realloc(c->resp, n * sizeof(*rf));
+		if (!rf)
+			return -ENOMEM;
+		c->resp = rf;
+		c->resp_cap = n;
+	}
+	res->frames = (int32_t)n;
+	for (k = 0; k < n; k++)
+		res->jank |= c->scratch[k].jank;
+	for (k = 0; k + 1 < n; k++)
+		if (correlate_sat_sub(c->scratch[k + 1].present_ns,
+				      c->scratch[k].present_ns) >
+		    c->cfg.settle_quiet_ns)
+			break;
+	for (i = 0; i < n; i++) {
+		c->resp[i].start_ns = c->scratch[i].start_ns;
+		c->resp[i].present_ns = c->scratch[i].present_ns;
+		c->resp[i].jank = c->scratch[i].jank;
+		c->resp[i].in_burst = i <= k;
+	}
+	res->resp = c->resp;
+	res->nresp = n;
+	res->first_present_ns = c->scratch[0].present_ns;
+	res->last_present_ns = c->scratch[k].present_ns;
+	res->first_frame_ns =
+		correlate_sat_sub(res->first_present_ns, p->t_up_ns);
+	res->settle_ns = correlate_sat_sub(res->last_present_ns, p->t_up_ns);
+	if (truncated) {
+		res->status = CORRELATE_TRUNCATED;
+		return 0;
+	}
+	res->status = CORRELATE_OK;
+	if (k == n - 1 &&
+	    p->window_end_ns < correlate_sat_add(res->last_present_ns,
+						 c->cfg.settle_quiet_ns))
+		res->flags |= p->by_touch ? CORRELATE_FLAG_INTERRUPTED
+					  : CORRELATE_FLAG_SETTLE_CAPPED;
+	return 0;
+}
+
+/*
+ * Evaluates the oldest pending tap, removes it, and hands it to cb.  The
+ * tap is consumed even when cb fails, so a failing consumer never sees a
+ * tap twice.
+ */
+static int
+emit_oldest(struct correlate *c, int truncated, correlate_cb cb, void *ctx)
+{
+	struct correlate_result res;
+	struct ptap p = c->taps[c->tap_head];
+	int r;
+
+	if ((r = evaluate(c, &p, truncated, &res)) < 0)
+		return r;
+	c->tap_head++;
+	if (c->tap_head == c->tap_end)
+		c->tap_head = c->tap_end = 0;
+	correlate_unintern(c, p.app);
+	return cb ? cb(ctx, &res) : 0;
+}
+
+int
+correlate_advance(struct correlate *c, int64_t frames_wm, int64_t input_wm,
+		  correlate_cb cb, void *ctx)
+{
+	int r = 0;
+
+	c->frames_wm = correlate_max64(c->frames_wm, frames_wm);
+	c->input_wm = correlate_max64(c->input_wm, input_wm);
+	while (c->tap_head < c->tap_end) {
+		const struct ptap *p = &c->taps[c->tap_head];
+
+		if (p->window_end_ns > c->input_wm ||
+		    correlate_sat_add(p->window_end_ns,
+				      c->cfg.frame_latency_ns) > c->frames_wm)
+			break;
+		if ((r = emit_oldest(c, 0, cb, ctx)) != 0)
+			break;
+	}
+	correlate_taps_forget_touch_downs(c);
+	correlate_frames_prune(c);
+	return r;
+}
+
+int
+correlate_finish(struct correlate *c, int64_t frames_end, int64_t input_end,
+		 correlate_cb cb, void *ctx)
+{
+	int r = 0;
+
+	c->frames_wm = correlate_max64(c->frames_wm, frames_end);
+	c->input_wm = correlate_max64(c->input_wm, input_end);
+	while (c->tap_head < c->tap_end) {
+		const struct ptap *p = &c->taps[c->tap_head];
+		int truncated = p->window_end_ns > c->input_wm ||
+				p->window_end_ns > c->frames_wm;
+
+		if ((r = emit_oldest(c, truncated, cb, ctx)) != 0)
+			break;
+	}
+	correlate_taps_forget_touch_downs(c);
+	correlate_frames_prune(c);
+	return r;
+}

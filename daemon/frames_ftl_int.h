@@ -1,0 +1,98 @@
+/*
+ * What the parts of the FrameTimeline reader (frames_ftl.h) share and no
+ * caller needs: the layout of a struct ftl and of its pending state.
+ */
+#ifndef TAPD_FRAMES_FTL_INT_H
+#define TAPD_FRAMES_FTL_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "frames_ftl.h"
+#include "frames_ftl_table.h"
+
+#define NS_PER_S 1000000000LL
+
+/* Perfetto drops timestamps this close to INT64_MAX as platform bugs. */
+#define TS_LIMIT (INT64_MAX - 10 * NS_PER_S)
+
+/* Builtin clock ids 1 .. CLOCK_SLOTS - 1 are kept from each snapshot. */
+#define CLOCK_SLOTS 16
+
+/*
+ * Snapshots kept for conversion.  traced keeps a new one only after a
+ * clock drifted (a suspend), so a handful covers any time still pending.
+ */
+#define SNAP_MAX 16
+
+#define NONE_IDX UINT32_MAX
+
+/* The header fields of one TracePacket. */
+struct frames_ftl_pkt {
+	bool has_ts;
+	bool has_clock;
+	uint32_t clock;
+	uint32_t seq;
+	uint64_t ts;
+};
+
+enum frames_ftl_surf_state {
+	SURF_FREE,
+	SURF_OPEN,    /* started, FrameEnd not seen */
+	SURF_WAITING, /* ended, its display frame's present not seen */
+};
+
+/* A surface frame being assembled. */
+struct frames_ftl_surf {
+	enum frames_ftl_surf_state state;
+	uint32_t seq;
+	uint32_t next_free;
+	int64_t cookie;
+	int64_t t; /* start while open, ready time while waiting */
+	struct ftl_frame f;
+};
+
+struct frames_ftl_snap {
+	int64_t val[CLOCK_SLOTS];
+	uint32_t have; /* bit i: val[i] is set */
+};
+
+struct ftl {
+	struct ftl_config cfg;
+	struct ftl_stats st;
+	bool eof;
+	bool broken;
+
+	/* Framing: an incomplete record, or the rest of one to skip. */
+	uint8_t *pend;
+	size_t pend_len;
+	size_t pend_cap;
+	uint64_t pend_need; /* its full size, 0 while unknown */
+	uint64_t skip;
+
+	struct frames_ftl_snap snaps[SNAP_MAX];
+	unsigned nsnaps;
+	unsigned snap_next;
+	uint32_t primary_clock;
+
+	struct frames_ftl_table open;
+	struct frames_ftl_table presents;
+	struct frames_ftl_surf *pool;
+	uint32_t pool_free;
+	uint32_t waiting;
+
+	int64_t now; /* newest FrameTimeline time seen */
+	int64_t last_sweep;
+	int64_t max_present;
+	int64_t wm;
+	int64_t cov;
+	bool cov_fixed; /* cov came from a snapshot before any event */
+
+	struct ftl_frame *q;
+	uint32_t q_head;
+	uint32_t q_len;
+	uint32_t q_cap;
+};
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * What the parts of the getevent reader (input_getevent.h) share and no
+ * caller needs: the layout of a struct getevent and of its devices.
+ */
+#ifndef TAPD_INPUT_GETEVENT_INT_H
+#define TAPD_INPUT_GETEVENT_INT_H
+
+#include <linux/input.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "input_getevent.h"
+
+#define GETEVENT_DEVICES_MAX 64
+#define GETEVENT_PATH_MAX    256
+#define GETEVENT_NAME_MAX    256
+
+/* Where in a device's header block the previous line left us. */
+enum getevent_section {
+	SECTION_NONE,	/* outside any header block */
+	SECTION_DEVICE, /* after "add device": name, bus, version... */
+	SECTION_EVENTS, /* after "events:": capability lines */
+	SECTION_PROPS,	/* after "input props:" */
+	SECTION_HID,	/* after "HID descriptor:": a hex dump */
+};
+
+struct getevent_dev {
+	char path[GETEVENT_PATH_MAX]; /* "" for events without a prefix */
+	char name[GETEVENT_NAME_MAX];
+	int has_name;
+	int gone; /* merged into another entry */
+	struct getevent_axis axes[ABS_CNT];
+	uint64_t axis_set; /* bit n: axes[n] was read */
+	uint32_t props;	   /* bit n: INPUT_PROP n */
+	uint64_t events;
+	uint64_t mt_events;  /* positions, tracking ids and slots */
+	uint64_t syn_events; /* SYN_REPORT and SYN_MT_REPORT */
+	uint64_t backwards;
+	int64_t last_ns;
+};
+
+struct getevent {
+	char *name; /* the log, for messages */
+	struct getevent_dev devs[GETEVENT_DEVICES_MAX];
+	unsigned ndevs;
+	int chosen; /* index into devs, -1 when the log has no device */
+
+	/* Parse state: the device whose header is being read. */
+	int cur_dev;
+	enum getevent_section section;
+	int cap_type; /* type of the capability lines, -1 if none */
+	int last_dev; /* device of the previous event line, a lookup cache */
+
+	/* Events of every device while parsing, then of the chosen one. */
+	struct touch_event *ev;
+	uint8_t *ev_dev;
+	size_t nev, cap;
+	size_t pos;
+
+	uint64_t timed; /* event lines with a timestamp */
+	uint64_t lineno;
+	unsigned skips_logged;
+	struct getevent_stats st;
+};
+
+#endif

@@ -1,0 +1,22 @@
+/*
+ * The line reader of recorded getevent output (input_getevent.h): device
+ * headers, `-p` capability blocks and event lines.
+ */
+#ifndef TAPD_INPUT_GETEVENT_LINE_H
+#define TAPD_INPUT_GETEVENT_LINE_H
+
+#include <stddef.h>
+
+#include "input_getevent_int.h"
+
+/*
+ * Reads the log buf[0..len) into g: its devices, and the events of every
+ * device in log order.  Lines that do not parse are skipped and counted.
+ * Returns 0 or -ENOMEM.
+ */
+int input_getevent_line_parse(struct getevent *g, const char *buf, size_t len);
+
+/* The index in g->devs of the device at path, or -1. */
+int input_getevent_line_find_dev(struct getevent *g, const char *path);
+
+#endif
