@@ -8,9 +8,9 @@
  * (build/tapd-sim by default).  Run from the repository root.
  */
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,12 +29,12 @@
 #include "foreground_live.h"
 #include "status.h"
 
-#define FIXTURES     "tests/fixtures/foreground/"
-#define SHOP	     "com.example.shop"
-#define MAPS	     "com.example.maps"
-#define LAUNCHER     "com.google.android.apps.nexuslauncher"
-#define SYSUI	     "com.android.systemui"
-#define SEC	     1000000000LL
+#define FIXTURES "tests/fixtures/foreground/"
+#define SHOP	 "com.example.shop"
+#define MAPS	 "com.example.maps"
+#define LAUNCHER "com.google.android.apps.nexuslauncher"
+#define SYSUI	 "com.android.systemui"
+#define SEC	 1000000000LL
 
 struct fx {
 	char root[256];

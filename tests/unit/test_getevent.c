@@ -20,7 +20,7 @@
 #include "input_getevent.h"
 #include "log.h"
 
-#define LOCAL_DIR  "tests/fixtures/getevent/"
+#define LOCAL_DIR "tests/fixtures/getevent/"
 
 /* The reader's own limits, restated: the tests check them from outside. */
 #define FILE_MAX ((size_t)1 << 30)
@@ -167,14 +167,12 @@ test_no_timestamps(void **state)
 	char *buf;
 
 	(void)state;
-	assert_int_equal(getevent_open(LOCAL_DIR
-				       "phone-no-timestamps.getevent",
+	assert_int_equal(getevent_open(LOCAL_DIR "phone-no-timestamps.getevent",
 				       NULL, &g),
 			 -EINVAL);
 	assert_null(g);
 	/* Naming the device it does hold changes nothing. */
-	assert_int_equal(getevent_open(LOCAL_DIR
-				       "phone-no-timestamps.getevent",
+	assert_int_equal(getevent_open(LOCAL_DIR "phone-no-timestamps.getevent",
 				       "/dev/input/event3", &g),
 			 -EINVAL);
 	assert_null(g);
