@@ -229,7 +229,7 @@ check "since = until: empty" 0 "$(count "since=$s&until=$s")"
 check "since = until = a tap's wall time: both ends included" 1 \
 	"$(count "since=$((now - 150))&until=$((now - 150))")"
 
-# The tap objects: the fields of DESIGN.md, the way tapjson.h writes them.
+# The tap objects: the fields of docs/DESIGN.md 7.6, the way tapjson.h writes them.
 # Tap i = 30 of the fill: app 30 % 5, pid 1000 + 30 % 7, kind 30 % 4,
 # status 30 % 3, flags 30 % 16 = 14, session 1, jank 65 = none |
 # app_deadline_missed.
