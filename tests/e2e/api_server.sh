@@ -41,11 +41,14 @@ detail() {
 }
 
 # start LABEL COMMAND...: start_server with its output in $work/LABEL.out
-# (stderr in $work/LABEL.out.err).
+# (stderr in $work/LABEL.out.err), and fails unless "listening on" is the
+# first line of that output: tapd says where it listens before anything
+# else.
 start() {
 	local label=$1
 	shift
-	start_server "$work/$label.out" "$@"
+	start_server "$work/$label.out" "$@" &&
+		[ "$(head -n 1 "$work/$label.out")" = "listening on $url" ]
 }
 
 # Stops the server $pid with SIGTERM; fails unless it exits 0 within 2 s.
