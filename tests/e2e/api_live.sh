@@ -8,31 +8,18 @@ build=${BUILD:-build}
 tapd=$build/tapd
 sim=$build/tapd-sim
 tmp=$(mktemp -d)
+NAME=api_live
+. "$(dirname "$0")/lib/report.sh"
+. "$(dirname "$0")/lib/server.sh"
 pids=()
 cleanup() {
+	local p
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	stop_servers
 	wait 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-NAME=api_live
-pass=0
-fail=0
-. "$(dirname "$0")/lib/report.sh"
-
-# Waits for the "listening on" line of a server's output; prints the URL.
-wait_url() {
-	local i
-	for i in $(seq 1 100); do
-		url=$(sed -n 's/^listening on \(http:[^ ]*\)$/\1/p' "$1" | head -n 1)
-		if [ -n "$url" ]; then
-			echo "$url"
-			return 0
-		fi
-		sleep 0.1
-	done
-	return 1
-}
 
 q() {
 	sqlite3 -batch -noheader "$1" "$2"
@@ -42,12 +29,10 @@ q() {
 db=$tmp/s/taps.db
 # At 5x, a tap is finalized about two seconds after the replay starts
 # (its window, then the frame source's reorder margin): time to connect.
-"$tapd" replay --session "$tmp/s" --db "$db" --listen 127.0.0.1:0 \
-	--pace 5 >"$tmp/replay.out" 2>&1 &
-rp=$!
-pids+=("$rp")
-url=$(wait_url "$tmp/replay.out")
+start_server "$tmp/replay.out" "$tapd" replay --session "$tmp/s" --db "$db" \
+	--listen 127.0.0.1:0 --pace 5
 check "replay serves" 0 $?
+rp=$pid
 curl -sN --max-time 60 "$url/v1/events" >"$tmp/events.txt" 2>/dev/null &
 cp=$!
 pids+=("$cp")
@@ -101,11 +86,9 @@ check "exit status after SIGTERM" 0 $?
 
 # SIGTERM in the middle of a replay: a clean stop that stores what it had
 # (pending taps as truncated) and ends its run.
-"$tapd" replay --session "$tmp/s" --db "$tmp/stop.db" --listen 127.0.0.1:0 \
-	--pace 1 >"$tmp/stop.out" 2>&1 &
-rp=$!
-pids+=("$rp")
-wait_url "$tmp/stop.out" >/dev/null
+start_server "$tmp/stop.out" "$tapd" replay --session "$tmp/s" \
+	--db "$tmp/stop.db" --listen 127.0.0.1:0 --pace 1
+rp=$pid
 sleep 2
 kill -TERM "$rp"
 for i in $(seq 1 50); do kill -0 "$rp" 2>/dev/null || break; sleep 0.1; done

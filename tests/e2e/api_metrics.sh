@@ -14,72 +14,19 @@ TAPD="$BUILD/tapd"
 SIM="$BUILD/tapd-sim"
 CURL=(curl -sS --max-time 10)
 
-pass=0
-fail=0
-ok() {
-	pass=$((pass + 1))
-	echo "ok   $1"
-}
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL $1"
-	shift
-	for line in "$@"; do
-		printf '    %s\n' "$line"
-	done
-}
-finish() {
-	echo "api_metrics: $pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
+NAME=api_metrics
+. "$(dirname "$0")/lib/report.sh"
+. "$(dirname "$0")/lib/server.sh"
 
-for bin in "$TAPD" "$SIM"; do
-	if [ ! -x "$bin" ]; then
-		bad "'$bin' is missing: run make first"
-		finish
-	fi
-done
-for tool in curl jq sqlite3 promtool; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		bad "'$tool' is missing: run make deps"
-		finish
-	fi
-done
+need_bins "$TAPD" "$SIM"
+need_tools curl jq sqlite3 promtool
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tapd-api-metrics.XXXXXX") || exit 1
-pids=()
 cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" 2>/dev/null
-	done
+	stop_servers
 	rm -rf "$work"
 }
 trap cleanup EXIT
-
-# Starts a command that prints "listening on http://HOST:PORT" and sets
-# $url from that line, waiting up to 20 s for it.
-start_server() {
-	local out=$1 i line
-	shift
-	"$@" >"$out" 2>"$out.err" &
-	pids+=($!)
-	url=""
-	for i in $(seq 200); do
-		line=$(grep -m 1 '^listening on ' "$out" 2>/dev/null)
-		if [ -n "$line" ]; then
-			url=${line#listening on }
-			return 0
-		fi
-		kill -0 "${pids[-1]}" 2>/dev/null || break
-		sleep 0.1
-	done
-	return 1
-}
 
 sql() {
 	sqlite3 -readonly -batch -noheader -separator ' ' "$db" "$1"
@@ -89,16 +36,16 @@ dir="$work/sim"
 db="$dir/taps.db"
 if ! "$SIM" gen --scenario long --seed 3 --duration 120 --out "$dir" \
 	>"$work/gen.log" 2>&1; then
-	bad "tapd-sim gen" "$(cat "$work/gen.log")"
+	ko "tapd-sim gen" "$(cat "$work/gen.log")"
 	finish
 fi
 if ! "$TAPD" replay --session "$dir" --db "$db" >"$work/replay.log" 2>&1; then
-	bad "tapd replay" "$(cat "$work/replay.log")"
+	ko "tapd replay" "$(cat "$work/replay.log")"
 	finish
 fi
 if ! start_server "$work/serve.out" "$TAPD" serve --db "$db" \
 	--listen 127.0.0.1:0; then
-	bad "tapd serve did not say where it listens" "$(cat "$work/serve.out.err")"
+	ko "tapd serve did not say where it listens" "$(cat "$work/serve.out.err")"
 	finish
 fi
 ok "tapd serve listens on $url"
@@ -109,7 +56,7 @@ code=$("${CURL[@]}" -D "$work/headers" -o "$work/metrics" -w '%{http_code}' \
 if [ "$code" = 200 ]; then
 	ok "GET /metrics is 200"
 else
-	bad "GET /metrics is $code" "$(head -c 300 "$work/metrics")"
+	ko "GET /metrics is $code" "$(head -c 300 "$work/metrics")"
 	finish
 fi
 
@@ -117,13 +64,13 @@ ctype=$(sed -n 's/^[Cc]ontent-[Tt]ype: *//p' "$work/headers" | tr -d '\r')
 if [ "$ctype" = "text/plain; version=0.0.4; charset=utf-8" ]; then
 	ok "content type of the text format 0.0.4"
 else
-	bad "content type is '$ctype'"
+	ko "content type is '$ctype'"
 fi
 
 if promtool check metrics <"$work/metrics" >"$work/promtool.out" 2>&1; then
 	ok "promtool check metrics"
 else
-	bad "promtool check metrics" "$(head -n 20 "$work/promtool.out")"
+	ko "promtool check metrics" "$(head -n 20 "$work/promtool.out")"
 fi
 
 # Every family has HELP and TYPE, and every name has the tapd_ prefix.
@@ -133,7 +80,7 @@ foreign=$(grep -v '^#' "$work/metrics" | grep -vc '^tapd_')
 if [ "$n_type" -ge 15 ] && [ "$n_type" = "$n_help" ] && [ "$foreign" = 0 ]; then
 	ok "$n_type families, each with HELP and TYPE, all tapd_"
 else
-	bad "families: $n_type TYPE, $n_help HELP, $foreign samples not tapd_"
+	ko "families: $n_type TYPE, $n_help HELP, $foreign samples not tapd_"
 fi
 
 # The value of one sample, given its name and labels exactly.
@@ -153,7 +100,7 @@ sort -o "$work/db_taps" "$work/db_taps"
 if [ -s "$work/db_taps" ] && diff -u "$work/db_taps" "$work/m_taps" >"$work/diff"; then
 	ok "tapd_taps_total equals the database by app and status ($(wc -l <"$work/db_taps") series)"
 else
-	bad "tapd_taps_total differs from the database" "$(head -n 20 "$work/diff")"
+	ko "tapd_taps_total differs from the database" "$(head -n 20 "$work/diff")"
 fi
 
 # Gestures by kind, every kind shown even when zero.
@@ -170,7 +117,7 @@ done
 if [ "$all_ok" = 1 ]; then
 	ok "tapd_gestures_total equals the database for every kind"
 else
-	bad "tapd_gestures_total" "${details[@]}"
+	ko "tapd_gestures_total" "${details[@]}"
 fi
 
 # Every bucket, count and sum of both histograms, for every app: the
@@ -218,7 +165,7 @@ for metric in first_frame settle; do
 	if [ "$all_ok" = 1 ] && [ "$napps" -gt 0 ]; then
 		ok "$fam: buckets, count and sum equal the database ($napps apps)"
 	else
-		bad "$fam differs from the database ($napps apps)" \
+		ko "$fam differs from the database ($napps apps)" \
 			"${details[@]:0:10}"
 	fi
 done
@@ -228,7 +175,7 @@ got=$(sample "tapd_build_info{version=\"$version\"}")
 if [ "$got" = 1 ]; then
 	ok "tapd_build_info names version $version"
 else
-	bad "tapd_build_info{version=\"$version\"} is $got"
+	ko "tapd_build_info{version=\"$version\"} is $got"
 fi
 
 start=$(sample tapd_start_time_seconds)
@@ -237,14 +184,14 @@ if awk -v s="$start" -v b="$before" -v n="$now" \
 	'BEGIN { exit !(s >= b - 120 && s <= n + 1) }'; then
 	ok "tapd_start_time_seconds is when serve started"
 else
-	bad "tapd_start_time_seconds $start, test ran from $before to $now"
+	ko "tapd_start_time_seconds $start, test ran from $before to $now"
 fi
 
 got=$(sample 'tapd_source_up{source="store",kind="sqlite"}')
 if [ "$got" = 1 ]; then
 	ok "the store is up"
 else
-	bad "tapd_source_up of the store is $got"
+	ko "tapd_source_up of the store is $got"
 fi
 
 # No parameter is accepted; errors are JSON.
@@ -254,13 +201,13 @@ if [ "$code" = 400 ] &&
 		"$work/err" >/dev/null 2>&1; then
 	ok "a parameter is a 400 with a JSON error"
 else
-	bad "GET /metrics?app=x is $code" "$(head -c 300 "$work/err")"
+	ko "GET /metrics?app=x is $code" "$(head -c 300 "$work/err")"
 fi
 code=$("${CURL[@]}" -o "$work/err" -w '%{http_code}' -X POST "$url/metrics")
 if [ "$code" = 405 ] && jq -e '.error.code' "$work/err" >/dev/null 2>&1; then
 	ok "POST /metrics is a 405 with a JSON error"
 else
-	bad "POST /metrics is $code" "$(head -c 300 "$work/err")"
+	ko "POST /metrics is $code" "$(head -c 300 "$work/err")"
 fi
 
 # Two scrapes give the same tap metrics: nothing changes a served database.
@@ -269,7 +216,7 @@ if diff <(grep -v -e '^tapd_start_time' -e '^#' "$work/metrics") \
 	<(grep -v -e '^tapd_start_time' -e '^#' "$work/metrics2") >/dev/null; then
 	ok "a second scrape gives the same samples"
 else
-	bad "a second scrape differs"
+	ko "a second scrape differs"
 fi
 
 # A replay that serves while it runs: once the input is read to its end,
@@ -300,7 +247,7 @@ if start_server "$work/live.out" "$TAPD" replay --session "$dir" --db "$live" \
 		>"$work/promtool.out" 2>&1; then
 		ok "a live replay's /metrics passes promtool"
 	else
-		bad "live replay: input '$done_', promtool:" \
+		ko "live replay: input '$done_', promtool:" \
 			"$(head -n 10 "$work/promtool.out")"
 	fi
 	all_ok=1
@@ -325,13 +272,13 @@ if start_server "$work/live.out" "$TAPD" replay --session "$dir" --db "$live" \
 		[ "$(sample tapd_input_events_total)" -gt 0 ] 2>/dev/null; then
 		ok "live counters equal /v1/health ($(sample tapd_input_events_total) input events)"
 	else
-		bad "live counters" "${details[@]}"
+		ko "live counters" "${details[@]}"
 	fi
 	got=$(grep -c '^tapd_source_up{source="input",kind="[^"]*"} 1$' "$work/metrics")
 	if [ "$got" = 1 ]; then
 		ok "the replayed input source is up (done)"
 	else
-		bad "no tapd_source_up of the input at 1" \
+		ko "no tapd_source_up of the input at 1" \
 			"$(grep '^tapd_source_up' "$work/metrics")"
 	fi
 	db=$live
@@ -343,11 +290,11 @@ if start_server "$work/live.out" "$TAPD" replay --session "$dir" --db "$live" \
 	if [ -s "$work/db_taps" ] && diff -u "$work/db_taps" "$work/m_taps" >"$work/diff"; then
 		ok "live tapd_taps_total equals the database"
 	else
-		bad "live tapd_taps_total differs from the database" \
+		ko "live tapd_taps_total differs from the database" \
 			"$(head -n 20 "$work/diff")"
 	fi
 else
-	bad "tapd replay --listen did not say where it listens" \
+	ko "tapd replay --listen did not say where it listens" \
 		"$(tail -n 5 "$work/live.out.err")"
 fi
 

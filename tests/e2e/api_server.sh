@@ -14,22 +14,14 @@ TAPD="$BUILD/tapd"
 SIM="$BUILD/tapd-sim"
 NAME=api_server
 
-for bin in "$TAPD" "$SIM"; do
-	if [ ! -x "$bin" ]; then
-		echo "$NAME: '$bin' is missing: run make first" >&2
-		echo "$NAME: 0 passed, 1 failed"
-		exit 1
-	fi
-done
-for tool in curl jq sqlite3; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "$NAME: '$tool' is missing: run make deps" >&2
-		echo "$NAME: 0 passed, 1 failed"
-		exit 1
-	fi
-done
+. "$(dirname "$0")/lib/report.sh"
+. "$(dirname "$0")/lib/server.sh"
+
+need_bins "$TAPD" "$SIM"
+need_tools curl jq sqlite3
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tapd-api-server.XXXXXX") || exit 1
+# Servers expected to refuse to start, and curl, are not start_server's.
 pids=""
 cleanup() {
 	local p
@@ -37,81 +29,39 @@ cleanup() {
 		kill "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
+	stop_servers
 	chmod -R u+w "$work" 2>/dev/null
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-passed=0
-failed=0
-ok() {
-	passed=$((passed + 1))
-	echo "ok   $1"
-}
-bad() {
-	failed=$((failed + 1))
-	echo "FAIL $1"
-	shift
-	local line
-	for line in "$@"; do
-		printf '    %s\n' "$line"
-	done
-}
-# check NAME CONDITION...: runs the condition (a command) and records it.
-check() {
-	local name=$1
-	shift
-	if "$@" >/dev/null; then
-		ok "$name"
-	else
-		bad "$name" "$(tail -c 400 "$work/body" 2>/dev/null)"
-	fi
+# What a failed holds shows: the end of the last reply's body.
+detail() {
+	tail -c 400 "$work/body" 2>/dev/null
 }
 
-# Starts a server in the background: $1 a label, the rest its arguments.
-# Sets url and pid from the first line of its stdout, "listening on URL",
-# or returns 1 (its stderr is in $work/$1.err).
+# start LABEL COMMAND...: start_server with its output in $work/LABEL.out
+# (stderr in $work/LABEL.out.err), and fails unless "listening on" is the
+# first line of that output: tapd says where it listens before anything
+# else.
 start() {
-	local label=$1 i line=""
+	local label=$1
 	shift
-	"$@" >"$work/$label.out" 2>"$work/$label.err" &
-	pid=$!
-	pids="$pids $pid"
-	for i in $(seq 1 100); do
-		line=$(head -n 1 "$work/$label.out" 2>/dev/null)
-		case "$line" in
-		"listening on http://"*)
-			url=${line#listening on }
-			return 0
-			;;
-		esac
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	return 1
+	start_server "$work/$label.out" "$@" &&
+		[ "$(head -n 1 "$work/$label.out")" = "listening on $url" ]
 }
 
 # Stops the server $pid with SIGTERM; fails unless it exits 0 within 2 s.
 stop() {
-	local label=$1 i
-	kill -TERM "$pid" 2>/dev/null
-	for i in $(seq 1 40); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		bad "$label: exits within 2 s of SIGTERM"
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-		return
-	fi
-	wait "$pid"
-	local rc=$?
-	if [ "$rc" -eq 0 ]; then
+	local label=$1
+	stop_server "$pid" 2
+	if [ "$status" = timeout ]; then
+		ko "$label: exits within 2 s of SIGTERM"
+	elif [ "$status" -eq 0 ]; then
 		ok "$label: exits 0 on SIGTERM"
 	else
-		bad "$label: exits 0 on SIGTERM (got $rc)" \
-			"$(tail -n 5 "$work/$label.err")"
+		ko "$label: exits 0 on SIGTERM (got $status)" \
+			"$(tail -n 5 "$work/$label.out.err")"
 	fi
 }
 
@@ -142,7 +92,7 @@ expect_error() {
 		jq -e '.error.message | length > 0' "$work/body" >/dev/null; then
 		ok "$label: $want $code"
 	else
-		bad "$label: expected $want $code, got $got $(err_code)" \
+		ko "$label: expected $want $code, got $got $(err_code)" \
 			"$(head -c 300 "$work/body")"
 	fi
 }
@@ -150,16 +100,14 @@ expect_error() {
 # A database from a small simulated session.
 if ! "$SIM" gen --scenario mixed --seed 1 --out "$work/session" \
 	>"$work/gen.log" 2>&1; then
-	bad "tapd-sim gen" "$(tail -n 5 "$work/gen.log")"
-	echo "$NAME: $passed passed, $failed failed"
-	exit 1
+	ko "tapd-sim gen" "$(tail -n 5 "$work/gen.log")"
+	finish
 fi
 db="$work/taps.db"
 if ! "$TAPD" replay --session "$work/session" --db "$db" \
 	>"$work/replay.log" 2>&1; then
-	bad "tapd replay" "$(tail -n 5 "$work/replay.log")"
-	echo "$NAME: $passed passed, $failed failed"
-	exit 1
+	ko "tapd replay" "$(tail -n 5 "$work/replay.log")"
+	finish
 fi
 # Replay makes no session: one stopped and one open, by hand.
 sqlite3 "$db" "INSERT INTO sessions (name, started_ns, stopped_ns)
@@ -170,38 +118,39 @@ version=$(sqlite3 "$db" 'PRAGMA user_version')
 
 # --- tapd serve on loopback ---------------------------------------------
 if ! start serve "$TAPD" serve --db "$db" --listen 127.0.0.1:0; then
-	bad "serve: prints 'listening on' first" "$(tail -n 5 "$work/serve.err")"
-	echo "$NAME: $passed passed, $failed failed"
-	exit 1
+	ko "serve: prints 'listening on' first" \
+		"$(tail -n 5 "$work/serve.out.err")"
+	finish
 fi
-ok "serve: prints 'listening on $url' first"
+check "serve: prints 'listening on $url' first" "listening on $url" \
+	"$(head -n 1 "$work/serve.out")"
 
 code=$(req "$url/v1/health")
-check "health: 200" [ "$code" = 200 ]
-check "health: JSON content type" \
+holds "health: 200" [ "$code" = 200 ]
+holds "health: JSON content type" \
 	has_header Content-Type 'application/json; charset=utf-8'
-check "health: no-store" has_header Cache-Control no-store
-check "health: status ok, mode serve" \
+holds "health: no-store" has_header Cache-Control no-store
+holds "health: status ok, mode serve" \
 	jq -e '.status == "ok" and .mode == "serve"' "$work/body"
-check "health: version and uptime" \
+holds "health: version and uptime" \
 	jq -e '(.version | type == "string" and length > 0) and
 		(.uptime_s | type == "number" and . >= 0)' "$work/body"
-check "health: database taps = sqlite3 count ($taps)" \
+holds "health: database taps = sqlite3 count ($taps)" \
 	jq -e --argjson n "$taps" '.database.taps == $n' "$work/body"
-check "health: schema version = user_version ($version)" \
+holds "health: schema version = user_version ($version)" \
 	jq -e --argjson v "$version" '.database.schema_version == $v' \
 	"$work/body"
-check "health: database path and size" \
+holds "health: database path and size" \
 	jq -e --arg p "$db" --argjson s "$(stat -c %s "$db")" \
 	'.database.path == $p and .database.size_bytes == $s and
 	 (.database.wal_bytes | type == "number")' "$work/body"
-check "health: sources and counters are objects" \
+holds "health: sources and counters are objects" \
 	jq -e '(.sources | type == "object") and (.counters | type == "object")
 		and .session == null' "$work/body"
 
 code=$(req -I "$url/v1/health")
-check "HEAD health: 200" [ "$code" = 200 ]
-check "HEAD health: JSON content type" \
+holds "HEAD health: 200" [ "$code" = 200 ]
+holds "HEAD health: JSON content type" \
 	has_header Content-Type 'application/json; charset=utf-8'
 
 expect_error "unknown path" 404 not_found "$url/v1/nothing"
@@ -209,12 +158,12 @@ expect_error "unknown path under /v1/sessions" 404 not_found \
 	"$url/v1/sessions/abc/stop" -X POST
 expect_error "POST on a GET route" 405 method_not_allowed \
 	-X POST "$url/v1/health"
-check "405: Allow header" has_header Allow 'GET, HEAD'
+holds "405: Allow header" has_header Allow 'GET, HEAD'
 expect_error "DELETE on /v1/sessions" 405 method_not_allowed \
 	-X DELETE "$url/v1/sessions"
-check "405: Allow header of /v1/sessions" has_header Allow 'GET, HEAD, POST'
+holds "405: Allow header of /v1/sessions" has_header Allow 'GET, HEAD, POST'
 expect_error "unknown parameter" 400 bad_request "$url/v1/health?x=1"
-check "400: names the parameter" grep -q "'x'" "$work/body"
+holds "400: names the parameter" grep -q "'x'" "$work/body"
 expect_error "repeated parameter" 400 bad_request \
 	"$url/v1/sessions?a=1&a=2"
 
@@ -228,14 +177,14 @@ expect_error "100 KB body, chunked" 413 too_large -X POST \
 
 expect_error "start a session on a read-only server" 409 conflict \
 	-X POST -d '{"name": "lab"}' "$url/v1/sessions"
-check "409 says why" grep -q 'read-only' "$work/body"
+holds "409 says why" grep -q 'read-only' "$work/body"
 expect_error "stop a session on a read-only server" 409 conflict \
 	-X POST "$url/v1/sessions/1/stop"
 expect_error "events on a read-only server" 409 conflict "$url/v1/events"
 
 code=$(req "$url/v1/sessions")
-check "sessions: 200" [ "$code" = 200 ]
-check "sessions: both, with RFC 3339 times" \
+holds "sessions: 200" [ "$code" = 200 ]
+holds "sessions: both, with RFC 3339 times" \
 	jq -e '.sessions | length == 2 and
 	 .[0].name == "e2e one" and .[0].started == "2026-12-01T05:37:54.000Z"
 	 and .[0].stopped == "2026-12-01T05:37:55.500Z" and
@@ -247,11 +196,8 @@ stop serve
 # --- addresses and tokens -----------------------------------------------
 # A free port for the non-loopback tests: ask a server for one first.
 port=
-if start probe "$TAPD" serve --db "$db" --listen 127.0.0.1:0; then
-	port=${url##*:}
-fi
-kill -TERM "$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
+start probe "$TAPD" serve --db "$db" --listen 127.0.0.1:0
+stop_server "$pid"
 
 "$TAPD" serve --db "$db" --listen "0.0.0.0:$port" \
 	>"$work/open.out" 2>"$work/open.err" &
@@ -262,7 +208,7 @@ for i in $(seq 1 40); do
 	sleep 0.05
 done
 if kill -0 "$opid" 2>/dev/null; then
-	bad "0.0.0.0 without a token file: refused" "it is running"
+	ko "0.0.0.0 without a token file: refused" "it is running"
 else
 	wait "$opid"
 	rc=$?
@@ -270,7 +216,7 @@ else
 		[ ! -s "$work/open.out" ]; then
 		ok "0.0.0.0 without a token file: refused (exit $rc)"
 	else
-		bad "0.0.0.0 without a token file: refused" \
+		ko "0.0.0.0 without a token file: refused" \
 			"exit $rc" "$(cat "$work/open.err")"
 	fi
 fi
@@ -287,9 +233,9 @@ for i in $(seq 1 40); do
 	sleep 0.05
 done
 if kill -0 "$lpid" 2>/dev/null; then
-	bad "world-readable token file: refused" "it is running"
+	ko "world-readable token file: refused" "it is running"
 else
-	check "world-readable token file: refused" \
+	holds "world-readable token file: refused" \
 		grep -q 'chmod 600' "$work/lax.err"
 fi
 chmod 600 "$work/token"
@@ -299,7 +245,7 @@ if start token "$TAPD" serve --db "$db" --listen "0.0.0.0:$port" \
 	turl="http://127.0.0.1:$port"
 	expect_error "no Authorization header" 401 unauthorized \
 		"$turl/v1/health"
-	check "401: WWW-Authenticate: Bearer" \
+	holds "401: WWW-Authenticate: Bearer" \
 		grep -qi '^WWW-Authenticate: Bearer' "$work/head"
 	expect_error "wrong token" 401 unauthorized \
 		-H "Authorization: Bearer ${token%?}x" "$turl/v1/health"
@@ -308,12 +254,12 @@ if start token "$TAPD" serve --db "$db" --listen "0.0.0.0:$port" \
 	expect_error "unknown path without a token" 401 unauthorized \
 		"$turl/v1/nothing"
 	code=$(req -H "Authorization: Bearer $token" "$turl/v1/health")
-	check "right token: 200" [ "$code" = 200 ]
-	check "right token: health" jq -e '.status == "ok"' "$work/body"
+	holds "right token: 200" [ "$code" = 200 ]
+	holds "right token: health" jq -e '.status == "ok"' "$work/body"
 	stop token
 else
-	bad "0.0.0.0 with a token file: serves" \
-		"$(tail -n 5 "$work/token.err")"
+	ko "0.0.0.0 with a token file: serves" \
+		"$(tail -n 5 "$work/token.out.err")"
 fi
 
 # --- a read-only copy, as pulled off a device ---------------------------
@@ -321,16 +267,16 @@ mkdir "$work/ro"
 cp "$db" "$work/ro/copy.db"
 chmod 444 "$work/ro/copy.db"
 chmod 555 "$work/ro"
-check "copy has no WAL files" [ ! -e "$work/ro/copy.db-wal" ]
+holds "copy has no WAL files" [ ! -e "$work/ro/copy.db-wal" ]
 if start ro "$TAPD" serve --db "$work/ro/copy.db" --listen 127.0.0.1:0; then
 	code=$(req "$url/v1/health")
-	check "read-only copy: health 200 with every tap" \
+	holds "read-only copy: health 200 with every tap" \
 		jq -e --argjson n "$taps" '.database.taps == $n' "$work/body"
 	code=$(req "$url/v1/sessions")
-	check "read-only copy: sessions 200" [ "$code" = 200 ]
+	holds "read-only copy: sessions 200" [ "$code" = 200 ]
 	stop ro
 else
-	bad "read-only copy: serves" "$(tail -n 5 "$work/ro.err")"
+	ko "read-only copy: serves" "$(tail -n 5 "$work/ro.out.err")"
 fi
 # Root may write anywhere, and did just now: an unprivileged user, on a
 # fresh copy, if possible.
@@ -344,18 +290,18 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
 		--clear-groups "$TAPD" serve --db "$work/ro2/copy.db" \
 		--listen 127.0.0.1:0; then
 		code=$(req "$url/v1/health")
-		check "read-only copy as nobody: health 200 with every tap" \
+		holds "read-only copy as nobody: health 200 with every tap" \
 			jq -e --argjson n "$taps" '.database.taps == $n' \
 			"$work/body"
 		code=$(req "$url/v1/sessions")
-		check "read-only copy as nobody: sessions" \
+		holds "read-only copy as nobody: sessions" \
 			jq -e '.sessions | length == 2' "$work/body"
 		stop ro-nobody
-		check "read-only copy as nobody: nothing written beside it" \
+		holds "read-only copy as nobody: nothing written beside it" \
 			[ ! -e "$work/ro2/copy.db-shm" ]
 	else
-		bad "read-only copy as nobody: serves" \
-			"$(tail -n 5 "$work/ro-nobody.err")"
+		ko "read-only copy as nobody: serves" \
+			"$(tail -n 5 "$work/ro-nobody.out.err")"
 	fi
 fi
 
@@ -371,15 +317,14 @@ if start live "$TAPD" replay --session "$work/session" \
 		grep -q '^:' "$work/events" 2>/dev/null && break
 		sleep 0.05
 	done
-	check "live: the event stream opened" grep -q '^:' "$work/events"
+	holds "live: the event stream opened" grep -q '^:' "$work/events"
 	stop live
 	wait "$cpid"
 	crc=$?
-	check "live: the stream ended cleanly with the server (curl $crc)" \
+	holds "live: the stream ended cleanly with the server (curl $crc)" \
 		[ "$crc" -eq 0 ]
 else
-	bad "live: replay --listen serves" "$(tail -n 5 "$work/live.err")"
+	ko "live: replay --listen serves" "$(tail -n 5 "$work/live.out.err")"
 fi
 
-echo "$NAME: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -20,36 +20,18 @@ SIM="$BUILD/tapd-sim"
 NAME=api_stats
 PS="0.001,1,10,50,90,95,99,99.9,100"
 
-pass=0
-fail=0
-server=
+. "$(dirname "$0")/lib/report.sh"
+. "$(dirname "$0")/lib/server.sh"
 
-for tool in curl jq; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "$NAME: '$tool' is missing: run make deps" >&2
-		echo "$NAME: 0 passed, 1 failed"
-		exit 1
-	fi
-done
-for bin in "$TAPD" "$SIM"; do
-	if [ ! -x "$bin" ]; then
-		echo "$NAME: '$bin' is missing: run make first" >&2
-		echo "$NAME: 0 passed, 1 failed"
-		exit 1
-	fi
-done
+need_tools curl jq
+need_bins "$TAPD" "$SIM"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tapd-api-stats.XXXXXX") || exit 1
 cleanup() {
-	if [ -n "$server" ]; then
-		kill "$server" 2>/dev/null
-		wait "$server" 2>/dev/null
-	fi
+	stop_servers
 	rm -rf "$work"
 }
 trap cleanup EXIT
-
-. "$(dirname "$0")/lib/report.sh"
 
 session="$work/session"
 truth="$session/truth.json"
@@ -66,23 +48,13 @@ if ! "$TAPD" replay --session "$session" --db "$db" >"$work/replay.log" 2>&1; th
 	finish
 fi
 
-"$TAPD" serve --db "$db" --listen 127.0.0.1:0 >"$work/serve.out" \
-	2>"$work/serve.err" &
-server=$!
-port=
-for _ in $(seq 1 50); do
-	port=$(sed -n '1s|^listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' \
-		"$work/serve.out")
-	[ -n "$port" ] && break
-	kill -0 "$server" 2>/dev/null || break
-	sleep 0.1
-done
-if [ -z "$port" ]; then
+if ! start_server "$work/serve.out" "$TAPD" serve --db "$db" \
+	--listen 127.0.0.1:0; then
 	ko "tapd serve did not say where it listens"
-	sed 's/^/    /' "$work/serve.err"
+	sed 's/^/    /' "$work/serve.out.err"
 	finish
 fi
-base="http://127.0.0.1:$port"
+base=$url
 
 # get PATH?QUERY: the body into $work/body, the status into $work/status.
 get() {

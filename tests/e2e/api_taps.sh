@@ -17,34 +17,18 @@ FIXTURE=tests/fixtures/getevent/emulator-tap.getevent
 NAME=api_taps
 N=25000
 
-pass=0
-fail=0
-server=
+. "$(dirname "$0")/lib/report.sh"
+. "$(dirname "$0")/lib/server.sh"
 
-for tool in curl jq sqlite3; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "$NAME: '$tool' is missing: run make deps" >&2
-		echo "$NAME: 0 passed, 1 failed"
-		exit 1
-	fi
-done
-if [ ! -x "$TAPD" ]; then
-	echo "$NAME: '$TAPD' is missing: run make first" >&2
-	echo "$NAME: 0 passed, 1 failed"
-	exit 1
-fi
+need_tools curl jq sqlite3
+need_bins "$TAPD"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tapd-api-taps.XXXXXX") || exit 1
 cleanup() {
-	if [ -n "$server" ]; then
-		kill "$server" 2>/dev/null
-		wait "$server" 2>/dev/null
-	fi
+	stop_servers
 	rm -rf "$work"
 }
 trap cleanup EXIT
-
-. "$(dirname "$0")/lib/report.sh"
 
 db="$work/taps.db"
 if ! "$TAPD" replay --input "getevent:$FIXTURE" --db "$db" \
@@ -96,23 +80,14 @@ fi
 count=$(sqlite3 "$db" 'SELECT count(*) FROM taps')
 check "database holds $N taps" "$N" "$count"
 
-"$TAPD" serve --db "$db" --listen 127.0.0.1:0 >"$work/serve.out" \
-	2>"$work/serve.err" &
-server=$!
-port=
-for _ in $(seq 1 50); do
-	port=$(sed -n '1s|^listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' \
-		"$work/serve.out")
-	[ -n "$port" ] && break
-	kill -0 "$server" 2>/dev/null || break
-	sleep 0.1
-done
-if [ -z "$port" ]; then
+if ! start_server "$work/serve.out" "$TAPD" serve --db "$db" \
+	--listen 127.0.0.1:0; then
 	ko "tapd serve did not say where it listens"
-	sed 's/^/    /' "$work/serve.err"
+	sed 's/^/    /' "$work/serve.out.err"
 	finish
 fi
-url="http://127.0.0.1:$port/v1/taps"
+server=$pid
+url="$url/v1/taps"
 
 # get QUERY: the body on stdout, the status in $work/status.
 get() {
@@ -254,7 +229,7 @@ check "since = until: empty" 0 "$(count "since=$s&until=$s")"
 check "since = until = a tap's wall time: both ends included" 1 \
 	"$(count "since=$((now - 150))&until=$((now - 150))")"
 
-# The tap objects: the fields of DESIGN.md, the way tapjson.h writes them.
+# The tap objects: the fields of docs/DESIGN.md 7.6, the way tapjson.h writes them.
 # Tap i = 30 of the fill: app 30 % 5, pid 1000 + 30 % 7, kind 30 % 4,
 # status 30 % 3, flags 30 % 16 = 14, session 1, jank 65 = none |
 # app_deadline_missed.

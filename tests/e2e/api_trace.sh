@@ -19,37 +19,18 @@ TAPD="$BUILD/tapd"
 SIM="$BUILD/tapd-sim"
 NAME=api_trace
 
-pass=0
-fail=0
-servers=
+. "$(dirname "$0")/lib/report.sh"
+. "$(dirname "$0")/lib/server.sh"
 
-for tool in curl jq sqlite3; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "$NAME: '$tool' is missing: run make deps" >&2
-		echo "$NAME: 0 passed, 1 failed"
-		exit 1
-	fi
-done
-for bin in "$TAPD" "$SIM"; do
-	if [ ! -x "$bin" ]; then
-		echo "$NAME: '$bin' is missing: run make first" >&2
-		echo "$NAME: 0 passed, 1 failed"
-		exit 1
-	fi
-done
+need_tools curl jq sqlite3
+need_bins "$TAPD" "$SIM"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tapd-api-trace.XXXXXX") || exit 1
 cleanup() {
-	local pid
-	for pid in $servers; do
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
+	stop_servers
 	rm -rf "$work"
 }
 trap cleanup EXIT
-
-. "$(dirname "$0")/lib/report.sh"
 
 # session NAME SCENARIO [ARGS...]: generates and replays a session into
 # $work/NAME/taps.db.
@@ -68,23 +49,13 @@ session() {
 
 # serve DB: starts tapd serve on a free port; sets $url.
 serve() {
-	local out="$work/serve.$RANDOM" port='' pid
-	"$TAPD" serve --db "$1" --listen 127.0.0.1:0 >"$out" 2>"$out.err" &
-	pid=$!
-	servers="$servers $pid"
-	for _ in $(seq 1 50); do
-		port=$(sed -n '1s|^listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' \
-			"$out")
-		[ -n "$port" ] && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if [ -z "$port" ]; then
+	local out="$work/serve.$RANDOM"
+	if ! start_server "$out" "$TAPD" serve --db "$1" --listen 127.0.0.1:0; then
 		ko "tapd serve '$1' did not say where it listens"
 		sed 's/^/    /' "$out.err"
 		finish
 	fi
-	url="http://127.0.0.1:$port/v1/trace"
+	url="$url/v1/trace"
 }
 
 # get QUERY FILE: the body into FILE; prints the HTTP status.
@@ -308,7 +279,7 @@ check "tap limit: 100000 taps, truncated" "100000|true" \
 check "tap limit: as many instants as taps" 100000 \
 	"$(grep -o '"cat":"gesture"' "$work/many.json" | wc -l)"
 
-for pid in $servers; do
+for pid in "${servers[@]}"; do
 	kill -0 "$pid" 2>/dev/null || ko "a server died"
 done
 finish

@@ -8,8 +8,6 @@ fixtures=tests/fixtures/getevent
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 NAME=replay_fixtures
-pass=0
-fail=0
 . "$(dirname "$0")/lib/report.sh"
 
 q() {

@@ -12,23 +12,19 @@ SIM="$BUILD/tapd-sim"
 TAPD="$BUILD/tapd"
 SEEDS="1 2 3"
 
-for bin in "$SIM" "$TAPD"; do
-	if [ ! -x "$bin" ]; then
-		echo "sim_replay: '$bin' is missing: run make first" >&2
-		exit 1
-	fi
-done
+NAME=sim_replay
+. "$(dirname "$0")/lib/report.sh"
+
+need_bins "$SIM" "$TAPD"
 
 scenarios=$("$SIM" list) || {
-	echo "sim_replay: '$SIM list' failed" >&2
-	exit 1
+	ko "'$SIM list' failed"
+	finish
 }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tapd-sim.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 
-runs=0
-failed=0
 gestures=0
 taps=0
 
@@ -37,31 +33,27 @@ run() {
 	local scenario=$1 seed=$2 dir out summary
 	shift 2
 	dir="$work/$scenario-$seed"
-	runs=$((runs + 1))
 	if ! "$SIM" gen --scenario "$scenario" --seed "$seed" --out "$dir" \
 		"$@" >"$work/gen.log" 2>&1; then
-		echo "FAIL $scenario seed $seed: tapd-sim gen failed"
+		ko "$scenario seed $seed: tapd-sim gen failed"
 		sed 's/^/    /' "$work/gen.log"
-		failed=$((failed + 1))
 		return
 	fi
 	if ! "$TAPD" replay --session "$dir" --db "$dir/taps.db" \
 		>"$dir/replay.log" 2>&1; then
-		echo "FAIL $scenario seed $seed: tapd replay failed"
+		ko "$scenario seed $seed: tapd replay failed"
 		sed 's/^/    /' "$dir/replay.log"
-		failed=$((failed + 1))
 		return
 	fi
 	out=$("$SIM" check --truth "$dir/truth.json" --db "$dir/taps.db" 2>&1)
 	local rc=$?
 	summary=$(printf '%s\n' "$out" | grep '^check:' | tail -n 1)
 	if [ "$rc" -ne 0 ]; then
-		echo "FAIL $scenario seed $seed: ${summary:-tapd-sim check failed}"
+		ko "$scenario seed $seed: ${summary:-tapd-sim check failed}"
 		printf '%s\n' "$out" | grep -v '^check:' | head -n 60 |
 			sed 's/^/    /'
-		failed=$((failed + 1))
 	else
-		echo "ok   $scenario seed $seed: ${summary#check: }"
+		ok "$scenario seed $seed: ${summary#check: }"
 	fi
 	# "check: N gestures compared (T taps, ...": add up N and T.
 	local n t
@@ -82,12 +74,10 @@ det() {
 if det a 5 && det b 5 && det c 6 &&
 	diff -r "$work/det-a" "$work/det-b" >/dev/null &&
 	! cmp -s "$work/det-a/frames.pftrace" "$work/det-c/frames.pftrace"; then
-	echo "ok   determinism: same seed, same session"
+	ok "determinism: same seed, same session"
 else
-	echo "FAIL determinism: one seed gave two sessions, or two seeds one"
-	failed=$((failed + 1))
+	ko "determinism: one seed gave two sessions, or two seeds one"
 fi
-runs=$((runs + 1))
 
 # A control: the check must catch a latency off by 2 us in the database.
 if "$SIM" gen --scenario idle --seed 4 --out "$work/ctl" >/dev/null 2>&1 &&
@@ -101,12 +91,10 @@ if "$SIM" gen --scenario idle --seed 4 --out "$work/ctl" >/dev/null 2>&1 &&
 		WHERE status = 'ok')" &&
 	! "$SIM" check --truth "$work/ctl/truth.json" --db "$work/ctl/taps.db" \
 		>/dev/null 2>&1; then
-	echo "ok   control: a 2 us error is caught"
+	ok "control: a 2 us error is caught"
 else
-	echo "FAIL control: the check did not catch a 2 us error (or could not run)"
-	failed=$((failed + 1))
+	ko "control: the check did not catch a 2 us error (or could not run)"
 fi
-runs=$((runs + 1))
 rm -rf "$work/det-a" "$work/det-b" "$work/det-c" "$work/ctl"
 
 for scenario in $scenarios; do
@@ -119,6 +107,5 @@ for scenario in $scenarios; do
 	done
 done
 
-echo "sim_replay: $runs runs, $failed failed; $gestures gestures compared ($taps taps)"
-echo "sim_replay: $((runs - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+echo "sim_replay: $((pass + fail)) runs, $fail failed; $gestures gestures compared ($taps taps)"
+finish

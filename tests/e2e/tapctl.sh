@@ -3,9 +3,10 @@
 # database: every command's table output (values checked against the
 # database with sqlite3, or against the same command's --json), --json
 # output parsed with jq, and every exit code:
-#   0 ok; 1 bad usage or a local failure; 2 nothing listening (port 1 of
-#   the loopback); 3 an HTTP error (a bogus metric is a 400, a session on
-#   a read-only serve a 409, a missing token a 401); 4 a bad response.
+#   0 ok; 1 bad usage or a local failure; 2 nothing listening (the port
+#   of a server that has just stopped); 3 an HTTP error (a bogus metric is
+#   a 400, a session on a read-only serve a 409, a missing token a 401);
+#   4 a bad response.
 # For 4 no extra server is needed: a --url that ends in "/metrics#" makes
 # every request of tapctl a GET of /metrics (libcurl drops the fragment),
 # whose answer is text, not JSON; "/v1/sessions#" gives JSON of the wrong
@@ -22,38 +23,12 @@ TAPD=${TAPD_UNDER_TEST:-$BUILD/tapd}
 SIM="$BUILD/tapd-sim"
 TAPCTL=${TAPCTL_UNDER_TEST:-$BUILD/tapctl}
 
-pass=0
-fail=0
-ok() {
-	pass=$((pass + 1))
-	echo "ok   $1"
-}
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL $1"
-	shift
-	for line in "$@"; do
-		printf '    %s\n' "$line"
-	done
-}
-finish() {
-	echo "tapctl: $pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
+NAME=tapctl
+. "$(dirname "$0")/lib/report.sh"
+. "$(dirname "$0")/lib/server.sh"
 
-for bin in "$TAPD" "$SIM" "$TAPCTL"; do
-	if [ ! -x "$bin" ]; then
-		bad "'$bin' is missing: run make first"
-		finish
-	fi
-done
-for tool in jq sqlite3 timeout; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		bad "'$tool' is missing: run make deps"
-		finish
-	fi
-done
+need_bins "$TAPD" "$SIM" "$TAPCTL"
+need_tools jq sqlite3 timeout
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tapd-tapctl.XXXXXX") || exit 1
 pids=()
@@ -65,29 +40,10 @@ cleanup() {
 	for p in "${pids[@]}"; do
 		wait "$p" 2>/dev/null
 	done
+	stop_servers
 	rm -rf "$work"
 }
 trap cleanup EXIT
-
-# Starts a command that prints "listening on http://HOST:PORT" and sets
-# $url from that line, waiting up to 20 s for it.
-start_server() {
-	local out=$1 i line
-	shift
-	"$@" >"$out" 2>"$out.err" &
-	pids+=($!)
-	url=""
-	for i in $(seq 200); do
-		line=$(grep -m 1 '^listening on ' "$out" 2>/dev/null)
-		if [ -n "$line" ]; then
-			url=${line#listening on }
-			return 0
-		fi
-		kill -0 "${pids[-1]}" 2>/dev/null || break
-		sleep 0.1
-	done
-	return 1
-}
 
 sql() {
 	sqlite3 -readonly -batch -noheader -separator ' ' "$db" "$1"
@@ -110,20 +66,16 @@ expect() {
 		ok "$name: exit $rc"
 		return 0
 	fi
-	bad "$name: exit $rc, want $want" "$(head -c 400 "$work/err")" \
+	ko "$name: exit $rc, want $want" "$(head -c 400 "$work/err")" \
 		"$(head -c 400 "$work/out")"
 	return 1
 }
 
-# check NAME COMMAND...: passes when the command succeeds.
-check() {
-	local name=$1
-	shift
-	if "$@" >/dev/null 2>&1; then
-		ok "$name"
-	else
-		bad "$name" "$(head -c 400 "$work/out")" "$(head -c 400 "$work/err")"
-	fi
+# What a failed holds shows: the last tapctl's stdout and stderr.
+detail() {
+	head -c 400 "$work/out"
+	echo
+	head -c 400 "$work/err"
 }
 
 # jqcheck NAME FILTER FILE: passes when FILE holds JSON for which FILTER
@@ -132,7 +84,7 @@ jqcheck() {
 	if [ -s "$3" ] && jq -e "$2" "$3" >/dev/null 2>&1; then
 		ok "$1"
 	else
-		bad "$1" "$(head -c 400 "$3")" "$(head -c 400 "$work/err")"
+		ko "$1" "$(head -c 400 "$3")" "$(head -c 400 "$work/err")"
 	fi
 }
 
@@ -140,16 +92,16 @@ dir="$work/sim"
 db="$dir/taps.db"
 if ! "$SIM" gen --scenario long --seed 3 --duration 120 --out "$dir" \
 	>"$work/gen.log" 2>&1; then
-	bad "tapd-sim gen" "$(cat "$work/gen.log")"
+	ko "tapd-sim gen" "$(cat "$work/gen.log")"
 	finish
 fi
 if ! "$TAPD" replay --session "$dir" --db "$db" >"$work/replay.log" 2>&1; then
-	bad "tapd replay" "$(cat "$work/replay.log")"
+	ko "tapd replay" "$(cat "$work/replay.log")"
 	finish
 fi
 if ! start_server "$work/serve.out" "$TAPD" serve --db "$db" \
 	--listen 127.0.0.1:0; then
-	bad "tapd serve did not say where it listens" \
+	ko "tapd serve did not say where it listens" \
 		"$(cat "$work/serve.out.err")"
 	finish
 fi
@@ -165,14 +117,14 @@ expect "--url not http" 1 --url ftp://127.0.0.1/ health
 expect "unreadable --token-file" 1 --token-file "$work/none" health
 expect "health takes no argument" 1 health now
 expect "--help" 0 --help &&
-	check "--help prints the synopsis" grep -q '^usage: tapctl' "$work/out"
+	holds "--help prints the synopsis" grep -q '^usage: tapctl' "$work/out"
 
 # ---- health ----
 if expect "health" 0 health; then
-	check "health table: status ok" grep -Eq '^status +ok$' "$work/out"
-	check "health table: database.taps = $ntaps" \
+	holds "health table: status ok" grep -Eq '^status +ok$' "$work/out"
+	holds "health table: database.taps = $ntaps" \
 		grep -Eq "^database\.taps +$ntaps\$" "$work/out"
-	check "health table: a row per source" \
+	holds "health table: a row per source" \
 		grep -Eq '^store +up +sqlite' "$work/out"
 fi
 expect "health --json" 0 --json health &&
@@ -183,12 +135,12 @@ rc=$?
 if [ "$rc" = 0 ] && grep -Eq '^status +ok$' "$work/out"; then
 	ok "TAPD_URL stands for --url"
 else
-	bad "TAPD_URL: exit $rc" "$(cat "$work/err")"
+	ko "TAPD_URL: exit $rc" "$(cat "$work/err")"
 fi
 
 # ---- apps ----
 expect "apps" 0 apps &&
-	check "apps table has a header" grep -Eq '^APP' "$work/out"
+	holds "apps table has a header" grep -Eq '^APP' "$work/out"
 missing=""
 while read -r app; do
 	grep -q "^$app " "$work/out" || missing="$missing $app"
@@ -197,7 +149,7 @@ done < <(sql "SELECT DISTINCT app FROM taps WHERE app IS NOT NULL
 if [ -z "$missing" ]; then
 	ok "apps table: a row for each app of the database"
 else
-	bad "apps table lacks:$missing" "$(cat "$work/out")"
+	ko "apps table lacks:$missing" "$(cat "$work/out")"
 fi
 cp "$work/out" "$work/apps_table"
 expect "apps --json" 0 --json apps &&
@@ -221,11 +173,11 @@ done < <(sql "SELECT app, count(*) FROM taps WHERE status = 'ok'
 if [ "$all_ok" = 1 ]; then
 	ok "apps table: OK = database, FIRST_P50 = --json"
 else
-	bad "apps table values" "${details[@]}"
+	ko "apps table values" "${details[@]}"
 fi
 expect "apps --since" 0 apps --since 7d
 expect "apps --since garbage" 3 apps --since yesterday-ish &&
-	check "a 400 prints the server's message" grep -q 'HTTP 400' "$work/err"
+	holds "a 400 prints the server's message" grep -q 'HTTP 400' "$work/err"
 
 # ---- percentiles ----
 app=$(sql "SELECT app FROM taps WHERE status = 'ok' AND app IS NOT NULL
@@ -235,7 +187,7 @@ n=$(sql "SELECT count(*) FROM taps WHERE app = '$app' AND status = 'ok'
 expect "percentiles --app $app" 0 percentiles --app "$app" \
 	--metric first_frame --p 50,90,99 --method exact
 cp "$work/out" "$work/pct_table"
-check "percentiles table: count $n" grep -Eq "^count +$n\$" "$work/pct_table"
+holds "percentiles table: count $n" grep -Eq "^count +$n\$" "$work/pct_table"
 run --json percentiles --app "$app" --metric first_frame --p 50,90,99 \
 	--method exact
 cp "$work/out" "$work/pct_json"
@@ -268,7 +220,7 @@ done
 if [ "$all_ok" = 1 ]; then
 	ok "percentiles table = --json = nearest rank of the database"
 else
-	bad "percentiles values" "${details[@]}"
+	ko "percentiles values" "${details[@]}"
 fi
 expect "percentiles --histogram" 0 percentiles --app "$app" \
 	--metric first_frame --histogram
@@ -277,7 +229,7 @@ sum=$(awk '/^ *FROM_MS/ { t = 1; next } t && NF >= 3 { s += $3 } END { print s +
 if [ "$sum" = "$n" ] && grep -q '#' "$work/out"; then
 	ok "percentiles --histogram: bars, counts adding up to $n"
 else
-	bad "percentiles --histogram: counts add up to $sum, want $n" \
+	ko "percentiles --histogram: counts add up to $sum, want $n" \
 		"$(cat "$work/out")"
 fi
 expect "percentiles --histogram --json" 0 --json percentiles --app "$app" \
@@ -285,10 +237,10 @@ expect "percentiles --histogram --json" 0 --json percentiles --app "$app" \
 	jqcheck "--histogram --json holds both answers" \
 		'.percentiles.percentiles and .histogram' "$work/out"
 expect "percentiles --method histogram" 0 percentiles --method histogram &&
-	check "percentiles --method histogram: says so, with its error" \
+	holds "percentiles --method histogram: says so, with its error" \
 		grep -Eq '^max_error_ms +[0-9.]+$' "$work/out"
 expect "percentiles --metric bogus" 3 percentiles --metric bogus &&
-	check "the 400's message is on stderr" grep -q 'HTTP 400' "$work/err"
+	holds "the 400's message is on stderr" grep -q 'HTTP 400' "$work/err"
 expect "percentiles --p 0" 1 percentiles --p 0
 expect "percentiles --p 101" 1 percentiles --p 50,101
 expect "percentiles --p abc" 1 percentiles --p abc
@@ -302,9 +254,9 @@ want=$(sql "SELECT id FROM taps ORDER BY id LIMIT 5" | tr '\n' ' ')
 if [ "$ids" = "$want" ] && head -n 1 "$work/out" | grep -q '^ *ID  '; then
 	ok "taps table: the first five ids"
 else
-	bad "taps table ids '$ids', want '$want'" "$(cat "$work/out")"
+	ko "taps table ids '$ids', want '$want'" "$(cat "$work/out")"
 fi
-check "taps: stderr tells how to page on" grep -q 'after-id' "$work/err"
+holds "taps: stderr tells how to page on" grep -q 'after-id' "$work/err"
 first=$(sql "SELECT id, printf('%.3f', first_frame_ns / 1e6) FROM taps
 	     WHERE first_frame_ns IS NOT NULL ORDER BY id LIMIT 1")
 expect "taps --after-id" 0 taps --after-id $((${first% *} - 1)) --limit 1
@@ -312,7 +264,7 @@ got=$(awk 'NR == 2 { print $1, $(NF - 3) }' "$work/out")
 if [ "$got" = "$first" ]; then
 	ok "taps table: first_frame_ms of tap ${first% *} is the database's"
 else
-	bad "taps table: '$got', database '$first'" "$(cat "$work/out")"
+	ko "taps table: '$got', database '$first'" "$(cat "$work/out")"
 fi
 napp=$(sql "SELECT count(*) FROM taps WHERE app = '$app'")
 expect "taps --app $app" 0 taps --app "$app" --limit 10000
@@ -320,7 +272,7 @@ rows=$(($(wc -l <"$work/out") - 1))
 if [ "$rows" = "$napp" ] && ! grep -q 'after-id' "$work/err"; then
 	ok "taps --app: $napp rows, all of the app's"
 else
-	bad "taps --app: $rows rows, want $napp"
+	ko "taps --app: $rows rows, want $napp"
 fi
 expect "taps --json" 0 --json taps --limit 7 &&
 	jqcheck "taps --json: 7 taps with string times" \
@@ -333,13 +285,13 @@ expect "taps --format ndjson" 0 taps --format ndjson --limit 3
 if [ "$(wc -l <"$work/out")" = 3 ] && jq -e '.id' "$work/out" >/dev/null 2>&1; then
 	ok "taps --format ndjson: 3 lines of JSON"
 else
-	bad "taps --format ndjson" "$(cat "$work/out")"
+	ko "taps --format ndjson" "$(cat "$work/out")"
 fi
 expect "taps --format csv" 0 taps --format csv --limit 3
 if [ "$(wc -l <"$work/out")" = 4 ] && head -n 1 "$work/out" | grep -q '^id,app,'; then
 	ok "taps --format csv: a header and 3 rows"
 else
-	bad "taps --format csv" "$(cat "$work/out")"
+	ko "taps --format csv" "$(cat "$work/out")"
 fi
 expect "taps --format xml" 1 taps --format xml
 expect "taps --limit 0" 1 taps --limit 0
@@ -350,7 +302,7 @@ expect "taps --limit past the server's maximum" 3 taps --limit 100000
 expect "trace -o FILE" 0 trace -o "$work/trace.json" &&
 	jqcheck "trace: the file is JSON" 'type == "object" or type == "array"' \
 		"$work/trace.json" &&
-	check "trace: says how much it wrote" \
+	holds "trace: says how much it wrote" \
 		grep -q "^wrote $(wc -c <"$work/trace.json") bytes to " "$work/out"
 expect "trace -o -" 0 trace -o - --app "$app" &&
 	jqcheck "trace -o -: JSON on stdout" 'type == "object" or type == "array"' \
@@ -364,7 +316,7 @@ expect "session list --json" 0 --json session list &&
 	jqcheck "session list --json: an array" '.sessions | type == "array"' \
 		"$work/out"
 expect "session start on a read-only serve" 3 session start lunch &&
-	check "the 409's message is on stderr" grep -q 'HTTP 409' "$work/err"
+	holds "the 409's message is on stderr" grep -q 'HTTP 409' "$work/err"
 expect "session stop of no session" 3 session stop 424242
 expect "session stop abc" 1 session stop abc
 expect "session without a subcommand" 1 session
@@ -374,20 +326,27 @@ expect "session frob" 1 session frob
 expect "tail on a read-only serve" 3 tail
 
 # ---- exit 2: nothing listening ----
-url=http://127.0.0.1:1
-expect "nothing listening" 2 health &&
-	check "says it cannot connect" \
-		grep -q "^tapctl: cannot connect to 'http://127.0.0.1:1'" "$work/err"
+# The port of a server that has just stopped: free, and nothing on it.
+if start_server "$work/gone.out" "$TAPD" serve --db "$db" \
+	--listen 127.0.0.1:0; then
+	stop_server "$pid"
+	expect "nothing listening" 2 health &&
+		holds "says it cannot connect" \
+			grep -q "^tapctl: cannot connect to '$url'" "$work/err"
+else
+	ko "tapd serve for a free port did not start" \
+		"$(cat "$work/gone.out.err")"
+fi
 
 # ---- exit 4: answers that are not what the API promises ----
 url="$serve_url/metrics#"
 expect "health answered with text" 4 health &&
-	check "says the response is bad" grep -q 'bad response' "$work/err"
+	holds "says the response is bad" grep -q 'bad response' "$work/err"
 expect "trace answered with text" 4 trace -o "$work/bad.json"
 if [ ! -e "$work/bad.json" ] && [ -z "$(ls "$work" | grep 'bad\.json\.')" ]; then
 	ok "a failed trace leaves no file behind"
 else
-	bad "a failed trace left $(ls "$work" | grep bad)"
+	ko "a failed trace left $(ls "$work" | grep bad)"
 fi
 url="$serve_url/v1/sessions#"
 expect "apps answered with another shape" 4 apps
@@ -401,10 +360,10 @@ chmod 600 "$token"
 if start_server "$work/serve2.out" "$TAPD" serve --db "$db" \
 	--listen 127.0.0.1:0 --token-file "$token"; then
 	expect "no token" 3 health &&
-		check "the 401 is reported" grep -q 'HTTP 401' "$work/err"
+		holds "the 401 is reported" grep -q 'HTTP 401' "$work/err"
 	expect "--token-file" 0 --token-file "$token" health
 else
-	bad "tapd serve --token-file did not start" "$(cat "$work/serve2.out.err")"
+	ko "tapd serve --token-file did not start" "$(cat "$work/serve2.out.err")"
 fi
 url=$serve_url
 
@@ -423,7 +382,7 @@ if start_server "$work/live.out" "$TAPD" replay --session "$dir" \
 	if kill -0 "$tail_pid" 2>/dev/null; then
 		ok "tail stays connected"
 	else
-		bad "tail ended by itself" "$(cat "$work/tail.err")"
+		ko "tail ended by itself" "$(cat "$work/tail.err")"
 	fi
 	kill -INT "$tail_pid" 2>/dev/null
 	for i in $(seq 50); do
@@ -431,18 +390,18 @@ if start_server "$work/live.out" "$TAPD" replay --session "$dir" \
 		sleep 0.1
 	done
 	if kill -0 "$tail_pid" 2>/dev/null; then
-		bad "tail still runs 5 s after SIGINT"
+		ko "tail still runs 5 s after SIGINT"
 	else
 		wait "$tail_pid"
 		rc=$?
 		if [ "$rc" = 0 ] && [ ! -s "$work/tail.err" ]; then
 			ok "tail stops cleanly on SIGINT (exit 0)"
 		else
-			bad "tail after SIGINT: exit $rc" "$(cat "$work/tail.err")"
+			ko "tail after SIGINT: exit $rc" "$(cat "$work/tail.err")"
 		fi
 	fi
 else
-	bad "tapd replay --listen did not start" "$(tail -n 5 "$work/live.out.err")"
+	ko "tapd replay --listen did not start" "$(tail -n 5 "$work/live.out.err")"
 fi
 
 finish

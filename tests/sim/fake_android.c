@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -281,6 +283,126 @@ print_latency(const char *name)
 	return 0;
 }
 
+/* The text of DIR/SERVICE.EXT in buf, or -1 when the file is not there. */
+static int
+read_small(const char *dir, const char *svc, const char *ext, char *buf,
+	   size_t size)
+{
+	char path[1024];
+	FILE *fp;
+	size_t n;
+	int m;
+
+	m = snprintf(path, sizeof(path), "%s/%s.%s", dir, svc, ext);
+	if (m < 0 || (size_t)m >= sizeof(path))
+		return -1;
+	fp = fopen(path, "r");
+	if (!fp)
+		return -1;
+	n = fread(buf, 1, size - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	return 0;
+}
+
+/* Copies DIR/SERVICE.out to stdout: 1 when it is not there, -1 on error. */
+static int
+print_file(const char *dir, const char *svc)
+{
+	char path[1024], buf[65536];
+	FILE *fp;
+	size_t n;
+	int m, rc = 0;
+
+	m = snprintf(path, sizeof(path), "%s/%s.out", dir, svc);
+	if (m < 0 || (size_t)m >= sizeof(path))
+		return -1;
+	fp = fopen(path, "rb");
+	if (!fp)
+		return errno == ENOENT ? 1 : -1;
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n) {
+			rc = -1;
+			break;
+		}
+	if (ferror(fp))
+		rc = -1;
+	fclose(fp);
+	return rc;
+}
+
+/*
+ * Every service but SurfaceFlinger: what the test wrote in
+ * TAPD_FAKE_DUMPSYS_DIR (fake_android.h).  A test that reads one dump
+ * (dumpsys window) needs its exact bytes, failures and hangs more than a
+ * model of the service, so the files say what to do.
+ */
+static int
+canned(int argc, char **argv)
+{
+	const char *dir = getenv("TAPD_FAKE_DUMPSYS_DIR");
+	const char *svc = argv[1];
+	char line[2048], hang_s[64], exit_s[64], path[1024];
+	size_t len = 0;
+	struct stat st;
+	int i, n, printed, has_hang, has_exit;
+
+	if (!dir || !*dir) {
+		fprintf(stderr, "Can't find service: %s\n", svc);
+		return 1;
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr,
+			"fake dumpsys: TAPD_FAKE_DUMPSYS_DIR '%s' is not a "
+			"directory\n",
+			dir);
+		return 2;
+	}
+	if (!*svc || strchr(svc, '/') || svc[0] == '.') {
+		fprintf(stderr, "fake dumpsys: bad service name '%s'\n", svc);
+		return 2;
+	}
+	/* The call, logged first: a test sees it even when it hangs. */
+	for (i = 1; i < argc; i++) {
+		n = snprintf(line + len, sizeof(line) - len, "%s%s",
+			     i > 1 ? " " : "", argv[i]);
+		if (n < 0 || (size_t)n >= sizeof(line) - len - 1)
+			break;
+		len += (size_t)n;
+	}
+	line[len++] = '\n';
+	n = snprintf(path, sizeof(path), "%s/%s.calls", dir, svc);
+	if (n > 0 && (size_t)n < sizeof(path))
+		append_line(path, line, len);
+	has_hang = read_small(dir, svc, "hang", hang_s, sizeof(hang_s)) == 0;
+	has_exit = read_small(dir, svc, "exit", exit_s, sizeof(exit_s)) == 0;
+	printed = print_file(dir, svc);
+	if (printed < 0) {
+		msg_warn("cannot copy '%s/%s.out'", dir, svc);
+		return 3;
+	}
+	if (printed == 1 && !has_hang && !has_exit) {
+		fprintf(stderr, "Can't find service: %s\n", svc);
+		return 1;
+	}
+	if (fflush(stdout) != 0)
+		return 3;
+	if (has_hang) {
+		/* Killed by the reader's timeout, or done sleeping: exit 0. */
+		double secs = strtod(hang_s, NULL);
+		struct timespec ts;
+
+		if (secs > 0) {
+			ts.tv_sec = (time_t)secs;
+			ts.tv_nsec = (long)((secs - floor(secs)) * 1e9);
+			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+				;
+		}
+		return 0;
+	}
+	return has_exit ? atoi(exit_s) : 0;
+}
+
 int
 fake_android_dumpsys(int argc, char **argv)
 {
@@ -292,10 +414,8 @@ fake_android_dumpsys(int argc, char **argv)
 		fprintf(stderr, "usage: dumpsys SERVICE [ARGS]\n");
 		return 1;
 	}
-	if (strcmp(argv[1], "SurfaceFlinger") != 0) {
-		fprintf(stderr, "Can't find service: %s\n", argv[1]);
-		return 1;
-	}
+	if (strcmp(argv[1], "SurfaceFlinger") != 0)
+		return canned(argc, argv);
 	if (argc == 3 && strcmp(argv[2], "--list") == 0) {
 		append_line(calls, "list\n", 5);
 		rc = print_list();

@@ -1,7 +1,10 @@
 /*
- * Stand-ins for Android's `dumpsys` (the SurfaceFlinger --list and
- * --latency dumps) and `getprop`, for tests of the live frame source.
- * They print the real formats (frames.md section 2).
+ * Stand-ins for Android's `dumpsys` and `getprop`, for tests of the live
+ * frame source and the live foreground tracker: the one fake of each
+ * tool the tests use.  SurfaceFlinger's dumps are modelled (they print
+ * the real formats of docs/formats.md, "dumpsys SurfaceFlinger
+ * --latency" and "--list"); every other service prints what the test
+ * wrote for it.
  *
  * dumpsys SurfaceFlinger --list prints the layers of a phone showing two
  * apps: com.example.mail (its window's buffer layer
@@ -34,6 +37,17 @@
  *                                  presented row printed
  *   TAPD_FAKE_SDK=N                what getprop prints for
  *                                  ro.build.version.sdk (default: empty)
+ *
+ * dumpsys SERVICE ARGS... for any other SERVICE (`dumpsys window`, whose
+ * output is docs/formats.md's "dumpsys window") is canned, with
+ * TAPD_FAKE_DUMPSYS_DIR=DIR: it appends "SERVICE ARGS..." to
+ * DIR/SERVICE.calls, copies DIR/SERVICE.out to stdout, then sleeps as
+ * many seconds as DIR/SERVICE.hang says and exits 0 when that file
+ * exists, or else exits with the status in DIR/SERVICE.exit (0 without
+ * it).  A service with none of .out, .hang and .exit is unknown: "Can't
+ * find service: SERVICE" on stderr and exit 1, as on a phone; the same
+ * without TAPD_FAKE_DUMPSYS_DIR.  DIR not a directory, or a SERVICE with a
+ * '/' or a leading '.', is exit 2; a .out that cannot be read, exit 3.
  */
 #ifndef TAPD_SIM_FAKE_ANDROID_H
 #define TAPD_SIM_FAKE_ANDROID_H

@@ -32,7 +32,7 @@
 /*
  * SurfaceFlinger writes a display frame at its next composition, once the
  * frame's present fence has signalled (flushPendingPresentFences() from
- * setSfPresent(), frames.md 1.5): this long after that composition's
+ * setSfPresent(), docs/formats.md 2.5): this long after that composition's
  * wake-up.  The last frame before the screen goes idle is not written
  * until something is drawn again.
  */

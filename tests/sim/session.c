@@ -45,7 +45,7 @@ add_seed(cJSON *obj, uint64_t seed)
 	return cJSON_AddStringToObject(obj, "seed", buf);
 }
 
-/* device.json's object, as DESIGN.md section 4 gives it. */
+/* device.json's object, as docs/formats.md 5 gives it. */
 static cJSON *
 device_json(const struct world *w)
 {

@@ -1,5 +1,5 @@
 /*
- * Writes a recorded-session directory (DESIGN.md section 4) from a world:
+ * Writes a recorded-session directory (docs/DESIGN.md 7.2) from a world:
  * input.getevent, frames.pftrace, foreground.log, device.json, and the
  * ground truth, truth.json.
  */

@@ -1,7 +1,7 @@
 /*
  * Ground truth: what tapd must find in a simulated session, computed from
  * the world with the simulator's own code, following the definitions of
- * DESIGN.md section 1 and daemon/correlate.h (not its code):
+ * docs/DESIGN.md 1 and daemon/correlate.h (not its code):
  *
  *  - gestures are re-derived from the input events (protocol B slots and
  *    tracking ids, SYN_REPORT times) and classified with Android's rules:

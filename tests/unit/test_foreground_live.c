@@ -1,13 +1,16 @@
 /*
  * Tests of the live foreground tracker against a fake sysroot the test
  * builds in a temporary directory (dev/cpuset/top-app/cgroup.procs and
- * proc/<pid>/{cmdline,stat,status,oom_score_adj}) and the fake dumpsys in
- * tests/fakes, which prints the canned `dumpsys window` outputs of
- * tests/fixtures/foreground.  Run from the repository root.
+ * proc/<pid>/{cmdline,stat,status,oom_score_adj}) and the simulator's
+ * fake dumpsys (tests/sim/fake_android.h), run through a link named
+ * dumpsys, which prints the canned `dumpsys window` outputs of
+ * tests/fixtures/foreground.  The simulator is found as $BUILD/tapd-sim
+ * (build/tapd-sim by default).  Run from the repository root.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,17 +29,17 @@
 #include "foreground_live.h"
 #include "status.h"
 
-#define FAKE_DUMPSYS "tests/fakes/dumpsys"
-#define FIXTURES     "tests/fixtures/foreground/"
-#define SHOP	     "com.example.shop"
-#define MAPS	     "com.example.maps"
-#define LAUNCHER     "com.google.android.apps.nexuslauncher"
-#define SYSUI	     "com.android.systemui"
-#define SEC	     1000000000LL
+#define FIXTURES "tests/fixtures/foreground/"
+#define SHOP	 "com.example.shop"
+#define MAPS	 "com.example.maps"
+#define LAUNCHER "com.google.android.apps.nexuslauncher"
+#define SYSUI	 "com.android.systemui"
+#define SEC	 1000000000LL
 
 struct fx {
 	char root[256];
 	char dsdir[300];
+	char dumpsys[300];
 	struct status *status;
 	struct foreground *tl;
 	struct foreground_live *fl;
@@ -247,7 +250,7 @@ open_tracker(struct fx *fx, int timeout_ms, int refresh_ms)
 	assert_int_equal(foreground_new(&fx->tl), 0);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.sysroot = fx->root;
-	cfg.dumpsys_bin = FAKE_DUMPSYS;
+	cfg.dumpsys_bin = fx->dumpsys;
 	cfg.dumpsys_timeout_ms = timeout_ms;
 	cfg.dumpsys_refresh_ms = refresh_ms;
 	cfg.status = fx->status;
@@ -259,7 +262,8 @@ setup(void **state)
 {
 	struct fx *fx = calloc(1, sizeof(*fx));
 	const char *tmp = getenv("TMPDIR");
-	char path[512];
+	const char *build = getenv("BUILD");
+	char path[512], sim[PATH_MAX], real[PATH_MAX];
 
 	assert_non_null(fx);
 	snprintf(fx->root, sizeof(fx->root), "%s/tapd-fgl-XXXXXX",
@@ -276,9 +280,17 @@ setup(void **state)
 	snprintf(fx->dsdir, sizeof(fx->dsdir), "%s/dumpsys", fx->root);
 	assert_int_equal(mkdir(fx->dsdir, 0755), 0);
 	assert_int_equal(setenv("TAPD_FAKE_DUMPSYS_DIR", fx->dsdir, 1), 0);
-	if (access(FAKE_DUMPSYS, X_OK) != 0)
-		fail_msg("'%s' is not executable: run from the repository root",
-			 FAKE_DUMPSYS);
+	snprintf(sim, sizeof(sim), "%s/tapd-sim",
+		 build && *build ? build : "build");
+	if (!realpath(sim, real) || access(real, X_OK) != 0)
+		fail_msg("'%s' is not executable: build it first (make) and "
+			 "run from the repository root",
+			 sim);
+	/* The simulator is the fake dumpsys when run by that name. */
+	path_in(fx, path, sizeof(path), "bin");
+	assert_int_equal(mkdir(path, 0755), 0);
+	path_in(fx, fx->dumpsys, sizeof(fx->dumpsys), "bin/dumpsys");
+	assert_int_equal(symlink(real, fx->dumpsys), 0);
 	assert_int_equal(status_new("live", &fx->status), 0);
 	set_top(fx, "");
 	open_tracker(fx, 2000, 0);
@@ -649,6 +661,7 @@ test_dumpsys_hang(void **state)
 {
 	struct fx *fx = *state;
 	struct foreground_live_config cfg;
+	char path[512];
 	int64_t t0, took;
 	int st;
 
@@ -674,7 +687,8 @@ test_dumpsys_hang(void **state)
 	assert_int_equal(foreground_new(&fx->tl), 0);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.sysroot = fx->root;
-	cfg.dumpsys_bin = "tests/fakes/no-such-dumpsys";
+	path_in(fx, path, sizeof(path), "bin/no-such-dumpsys");
+	cfg.dumpsys_bin = path;
 	cfg.status = fx->status;
 	assert_int_equal(foreground_live_new(&cfg, fx->tl, &fx->fl), 0);
 	assert_int_equal(foreground_live_sample(fx->fl, 71 * SEC), 0);

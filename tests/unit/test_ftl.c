@@ -1,6 +1,6 @@
 /*
  * Tests of the FrameTimeline reader.  Traces are the real fixtures under
- * ../shared/fixtures/perfetto/ and scenarios written as textprotos below,
+ * tests/fixtures/perfetto/ and scenarios written as textprotos below,
  * encoded at test time by protoc with tests/fixtures/perfetto/
  * frametimeline.proto (an independent encoder: a bug in the reader cannot
  * hide in the test data).  Tests that need protoc skip without it.
@@ -21,7 +21,7 @@
 #include "frames_ftl.h"
 #include "pb.h"
 
-#define FIXTURES    "../shared/fixtures/perfetto/"
+#define FIXTURES    "tests/fixtures/perfetto/"
 #define ONE_FRAME   FIXTURES "one-app-frame.pftrace"
 #define EVENTS_TEXT FIXTURES "frame_timeline_events.textproto"
 #define PROTO_DIR   "tests/fixtures/perfetto"

@@ -464,7 +464,7 @@ static void
 test_pipeline(void **state)
 {
 	const int64_t t1 = 42407808000, t2 = 42453256000;
-	/* ../shared/fixtures/getevent/emulator-tap.getevent, typed in. */
+	/* tests/fixtures/getevent/emulator-tap.getevent, typed in. */
 	const struct touch_event tap[] = {
 		ev(t1, EV_ABS, ABS_MT_TRACKING_ID, 0x00000000),
 		ev(t1, EV_ABS, ABS_MT_TOUCH_MAJOR, 0x00000004),

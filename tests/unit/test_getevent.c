@@ -1,7 +1,6 @@
 /*
- * Tests of the getevent log reader over the real captures in
- * ../shared/fixtures/getevent/, the hand-written logs in
- * tests/fixtures/getevent/ and logs built in memory.
+ * Tests of the getevent log reader over the real captures and the
+ * hand-written logs in tests/fixtures/getevent/, and logs built in memory.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,8 +20,7 @@
 #include "input_getevent.h"
 #include "log.h"
 
-#define SHARED_DIR "../shared/fixtures/getevent/"
-#define LOCAL_DIR  "tests/fixtures/getevent/"
+#define LOCAL_DIR "tests/fixtures/getevent/"
 
 /* The reader's own limits, restated: the tests check them from outside. */
 #define FILE_MAX ((size_t)1 << 30)
@@ -111,7 +109,7 @@ test_emulator_tap(void **state)
 
 	(void)state;
 	assert_int_equal(
-		getevent_open(SHARED_DIR "emulator-tap.getevent", NULL, &g), 0);
+		getevent_open(LOCAL_DIR "emulator-tap.getevent", NULL, &g), 0);
 	assert_non_null(g);
 	assert_string_equal(getevent_device(g), "");
 	assert_null(getevent_device_name(g));
@@ -145,7 +143,7 @@ test_phone_touch_down(void **state)
 
 	(void)state;
 	assert_int_equal(
-		getevent_open(SHARED_DIR "phone-touch-down.getevent", NULL, &g),
+		getevent_open(LOCAL_DIR "phone-touch-down.getevent", NULL, &g),
 		0);
 	drain(g, &e);
 	getevent_free(g);
@@ -169,20 +167,18 @@ test_no_timestamps(void **state)
 	char *buf;
 
 	(void)state;
-	assert_int_equal(getevent_open(SHARED_DIR
-				       "phone-no-timestamps.getevent",
+	assert_int_equal(getevent_open(LOCAL_DIR "phone-no-timestamps.getevent",
 				       NULL, &g),
 			 -EINVAL);
 	assert_null(g);
 	/* Naming the device it does hold changes nothing. */
-	assert_int_equal(getevent_open(SHARED_DIR
-				       "phone-no-timestamps.getevent",
+	assert_int_equal(getevent_open(LOCAL_DIR "phone-no-timestamps.getevent",
 				       "/dev/input/event3", &g),
 			 -EINVAL);
 	assert_null(g);
 
 	/* The same from memory, and without the device prefixes. */
-	buf = slurp(SHARED_DIR "phone-no-timestamps.getevent", &len);
+	buf = slurp(LOCAL_DIR "phone-no-timestamps.getevent", &len);
 	assert_int_equal(getevent_open_mem(buf, len, "x", NULL, &g), -EINVAL);
 	free(buf);
 	assert_int_equal(getevent_open_mem("0003 0039 00000001\n"
@@ -363,7 +359,7 @@ test_unprefixed_named_device(void **state)
 	int r;
 
 	(void)state;
-	r = getevent_open(SHARED_DIR "emulator-tap.getevent",
+	r = getevent_open(LOCAL_DIR "emulator-tap.getevent",
 			  "/dev/input/event1", &g);
 	assert_int_equal(r, -ENODEV);
 	assert_null(g);
@@ -378,7 +374,7 @@ test_crlf(void **state)
 	size_t len, i, n = 0;
 
 	(void)state;
-	buf = slurp(SHARED_DIR "emulator-tap.getevent", &len);
+	buf = slurp(LOCAL_DIR "emulator-tap.getevent", &len);
 	dos = malloc(2 * len);
 	assert_non_null(dos);
 	for (i = 0; i < len; i++) {
@@ -572,7 +568,7 @@ test_truncated(void **state)
 	char *buf;
 
 	(void)state;
-	buf = slurp(SHARED_DIR "emulator-tap.getevent", &len);
+	buf = slurp(LOCAL_DIR "emulator-tap.getevent", &len);
 	/* No newline after the last line. */
 	assert_true(len > 0 && buf[len - 1] == '\n');
 	buf[len - 1] = '\0';

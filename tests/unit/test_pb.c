@@ -16,7 +16,7 @@
 
 #include "pb.h"
 
-#define FIXTURE "../shared/fixtures/perfetto/one-app-frame.pftrace"
+#define FIXTURE "tests/fixtures/perfetto/one-app-frame.pftrace"
 
 /* A small writer, so tests state their messages field by field. */
 struct wbuf {

@@ -85,7 +85,7 @@ test_full(void **state)
 	obj = tapjson_new(77, &tap);
 	assert_non_null(obj);
 	s = print(obj);
-	/* Every member, its type, its value and the order of DESIGN.md. */
+	/* Every member, its type, its value and the order of docs/DESIGN.md 7.6. */
 	assert_string_equal(
 		s, "{\"id\":77,\"app\":\"com.example.app\",\"pid\":4242,"
 		   "\"kind\":\"long_press\",\"status\":\"ok\","
@@ -173,7 +173,7 @@ test_names(void **state)
 	assert_string_equal(buf, "settle_capped");
 	cJSON_Delete(arr);
 
-	/* The JankType bits of reference/frames.md, NONE excepted. */
+	/* The JankType bits of docs/formats.md 2.4, NONE excepted. */
 	arr = tapjson_jank_new(0xffffffffu);
 	assert_non_null(arr);
 	joined(arr, buf, sizeof(buf));

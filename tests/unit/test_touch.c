@@ -103,7 +103,7 @@ teardown(void **state)
 }
 
 /*
- * ../shared/fixtures/getevent/emulator-tap.getevent, typed in: protocol B
+ * tests/fixtures/getevent/emulator-tap.getevent, typed in: protocol B
  * with neither ABS_MT_SLOT nor BTN_TOUCH.
  */
 static void
