@@ -27,11 +27,10 @@ if [ ! -x "$bin_src" ]; then
 	finish
 fi
 
+. "$(dirname "$0")/../e2e/lib/server.sh"
 tmp=$(mktemp -d)
-pids=()
 cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
+	stop_servers
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -51,34 +50,6 @@ else
 	root_dir=000
 	root_file=000
 fi
-
-wait_url() {
-	local i url
-	for i in $(seq 1 100); do
-		url=$(sed -n 's/^listening on \(http:[^ ]*\)$/\1/p' "$1" | head -n 1)
-		if [ -n "$url" ]; then
-			echo "$url"
-			return 0
-		fi
-		sleep 0.1
-	done
-	return 1
-}
-
-# Waits for pid to exit, at most 5 s; sets $status to its exit status.
-wait_exit() {
-	local i
-	for i in $(seq 1 50); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$1" 2>/dev/null; then
-		status=timeout
-		return
-	fi
-	wait "$1"
-	status=$?
-}
 
 # contains NAME NEEDLE TEXT
 contains() {
@@ -151,11 +122,8 @@ fakes=(--perfetto-bin "$tmp/bin/perfetto" --getprop-bin "$tmp/bin/getprop"
 	--trace-dir "$root/data/misc/perfetto-traces")
 
 # 1. Without root and without --db.
-"${as_user[@]}" "$tapd" run --listen 127.0.0.1:0 --sysroot "$root" \
-	"${fakes[@]}" >"$tmp/a.out" 2>"$tmp/a.err" &
-pid=$!
-pids+=("$pid")
-url=$(wait_url "$tmp/a.out")
+start_server "$tmp/a.out" "${as_user[@]}" "$tapd" run --listen 127.0.0.1:0 \
+	--sysroot "$root" "${fakes[@]}"
 check "no root: serves" 0 $?
 # The first perfetto attempt comes with the loop's first turn.
 for i in $(seq 1 30); do
@@ -200,15 +168,14 @@ contains "no root: foreground names the process it cannot read" \
 	"cannot read '/proc/2001': Permission denied" \
 	"$(jq -r .sources.foreground.detail "$tmp/health.json")"
 check "no root: warned about the fallback" 1 \
-	"$(grep -c "using '$fallback/taps.db' instead" "$tmp/a.err")"
+	"$(grep -c "using '$fallback/taps.db' instead" "$tmp/a.out.err")"
 # Past the input source's retries and a few perfetto restarts: still up.
 sleep 2.5
 check "no root: still serving" 200 \
 	"$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$url/v1/health")"
-kill -TERM "$pid"
-wait_exit "$pid"
+stop_server "$pid"
 check "no root: SIGTERM, exit 0" 0 "$status"
-clean_stderr "no root: no crash or sanitizer report" "$tmp/a.err"
+clean_stderr "no root: no crash or sanitizer report" "$tmp/a.out.err"
 check "no root: run ended in the database" 1 \
 	"$(q "$fallback/taps.db" "select count(*) from runs where mode = 'live' and ended_ns is not null")"
 
@@ -228,11 +195,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	[ "$fail" -eq 0 ]
 	exit
 fi
-"$tapd" run --listen 127.0.0.1:0 --sysroot "$root" "${fakes[@]}" \
-	>"$tmp/c.out" 2>"$tmp/c.err" &
-pid=$!
-pids+=("$pid")
-url=$(wait_url "$tmp/c.out")
+start_server "$tmp/c.out" "$tapd" run --listen 127.0.0.1:0 --sysroot "$root" \
+	"${fakes[@]}"
 check "root: serves" 0 $?
 for i in $(seq 1 30); do
 	curl -s --max-time 5 "$url/v1/health" >"$tmp/health.json"
@@ -251,11 +215,10 @@ check "root: foreground up" "up com.example.shop (pid 2001)" \
 	"$(jq -r '.sources.foreground | "\(.health) \(.detail)"' "$tmp/health.json")"
 contains "root: frames names perfetto" "perfetto refused" \
 	"$(jq -r .sources.frames.detail "$tmp/health.json")"
-kill -TERM "$pid"
-wait_exit "$pid"
+stop_server "$pid"
 check "root: SIGTERM, exit 0" 0 "$status"
-clean_stderr "root: no crash or sanitizer report" "$tmp/c.err"
+clean_stderr "root: no crash or sanitizer report" "$tmp/c.out.err"
 check "root: no warning about the database" 0 \
-	"$(grep -c 'instead' "$tmp/c.err")"
+	"$(grep -c 'instead' "$tmp/c.out.err")"
 
 finish
