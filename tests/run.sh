@@ -11,6 +11,7 @@ failed=""
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for t in "$@"; do
+	start=$(date +%s)
 	case "$t" in
 	*.sh) bash "$t" >"$out" 2>&1 ;;
 	*) "$t" >"$out" 2>&1 ;;
@@ -44,6 +45,7 @@ for t in "$@"; do
 		fail=$((fail + 1))
 	fi
 	[ "$rc" -eq 0 ] || failed="$failed $t"
+	echo "run.sh: $t took $(($(date +%s) - start)) s"
 done
 [ -z "$failed" ] || echo "failing:$failed"
 echo "$pass passed, $fail failed, $skip skipped"
