@@ -149,7 +149,7 @@ read_loop(void *arg)
 		if (s.input_events != s.rows_stored ||
 		    s.rows_stored != s.taps_finalized)
 			r->torn++;
-		r->reads++;
+		__atomic_add_fetch(&r->reads, 1, __ATOMIC_RELEASE);
 	}
 	return NULL;
 }
@@ -166,7 +166,10 @@ test_threads(void **state)
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(status_new("live", &r.st), 0);
 	assert_int_equal(pthread_create(&th, NULL, read_loop, &r), 0);
-	for (n = 1; n <= 20000; n++)
+	/* Past 20000 updates, on until the reader has read some of them. */
+	for (n = 1;
+	     n <= 20000 || __atomic_load_n(&r.reads, __ATOMIC_ACQUIRE) < 100;
+	     n++)
 		status_update(r.st, fill, &n);
 	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(th, NULL);
