@@ -404,7 +404,6 @@ add_source(struct live *l, enum source_role role)
 	env.getprop_bin = l->o->getprop_bin;
 	env.trace_dir = l->o->trace_dir;
 	env.status = l->status;
-	env.pipe = l->pipe;
 	env.now_ns = loop_now_ns();
 	rc = source_create(&l->specs[role], &env, &src);
 	if (rc < 0)

@@ -429,8 +429,7 @@ check_options(struct replay *r)
 				  r->text[SOURCE_ROLE_FOREGROUND],
 				  &r->specs[SOURCE_ROLE_FOREGROUND]);
 	else
-		r->specs[SOURCE_ROLE_FOREGROUND].kind =
-			&source_kind_foreground_none;
+		r->specs[SOURCE_ROLE_FOREGROUND].kind = &source_foreground_none;
 	if (rc < 0)
 		return rc;
 	if (o->listen) {

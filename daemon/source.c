@@ -20,13 +20,13 @@ struct source {
  * and role.
  */
 static const struct source_kind *const source_kinds[] = {
-	&source_kind_evdev,	     &source_kind_frames_auto,
-	&source_kind_frames_ftl,     &source_kind_frames_latency,
-	&source_kind_frames_none,    &source_kind_foreground_auto,
-	&source_kind_foreground_app, &source_kind_foreground_none,
-	&source_kind_getevent,	     &source_kind_ftl_file,
-	&source_kind_latency_dir,    &source_kind_replay_frames_none,
-	&source_kind_foreground_log, &source_kind_replay_app,
+	&source_input_evdev,	    &source_frames_auto,
+	&source_frames_ftl,	    &source_frames_latency,
+	&source_frames_none,	    &source_foreground_auto,
+	&source_foreground_app,	    &source_foreground_none,
+	&source_input_getevent,	    &source_frames_ftl_file,
+	&source_frames_latency_dir, &source_frames_replay_none,
+	&source_foreground_log,	    &source_foreground_replay_app,
 };
 
 #define SOURCE_KINDS_COUNT (sizeof(source_kinds) / sizeof(source_kinds[0]))

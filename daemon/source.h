@@ -55,8 +55,6 @@ struct source_env {
 	const char *getprop_bin;
 	const char *trace_dir;
 	struct status *status; /* where live sources report their health */
-	struct pipeline *pipe; /* for sources made after the pipeline */
-	struct foreground *fg; /* the timeline the live tracker fills */
 	int64_t now_ns;	       /* CLOCK_MONOTONIC at creation */
 };
 
@@ -220,19 +218,19 @@ void source_stop(struct source *src);
 int source_stopped(const struct source *src);
 
 /* The kinds, one adapter each, as the table in source.c lists them. */
-extern const struct source_kind source_kind_evdev;
-extern const struct source_kind source_kind_getevent;
-extern const struct source_kind source_kind_frames_auto;
-extern const struct source_kind source_kind_frames_ftl;
-extern const struct source_kind source_kind_frames_latency;
-extern const struct source_kind source_kind_frames_none;
-extern const struct source_kind source_kind_ftl_file;
-extern const struct source_kind source_kind_latency_dir;
-extern const struct source_kind source_kind_replay_frames_none;
-extern const struct source_kind source_kind_foreground_auto;
-extern const struct source_kind source_kind_foreground_app;
-extern const struct source_kind source_kind_foreground_none;
-extern const struct source_kind source_kind_foreground_log;
-extern const struct source_kind source_kind_replay_app;
+extern const struct source_kind source_input_evdev;
+extern const struct source_kind source_input_getevent;
+extern const struct source_kind source_frames_auto;
+extern const struct source_kind source_frames_ftl;
+extern const struct source_kind source_frames_latency;
+extern const struct source_kind source_frames_none;
+extern const struct source_kind source_frames_ftl_file;
+extern const struct source_kind source_frames_latency_dir;
+extern const struct source_kind source_frames_replay_none;
+extern const struct source_kind source_foreground_auto;
+extern const struct source_kind source_foreground_app;
+extern const struct source_kind source_foreground_none;
+extern const struct source_kind source_foreground_log;
+extern const struct source_kind source_foreground_replay_app;
 
 #endif

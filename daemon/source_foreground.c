@@ -106,11 +106,11 @@ out:
 		source_fg_free(sf);
 		return rc;
 	}
-	return source_wrap(&source_kind_foreground_auto, &source_fg_auto_ops,
-			   sf, out);
+	return source_wrap(&source_foreground_auto, &source_fg_auto_ops, sf,
+			   out);
 }
 
-const struct source_kind source_kind_foreground_auto = {
+const struct source_kind source_foreground_auto = {
 	.name = "auto",
 	.syntax = "auto",
 	.mode = SOURCE_MODE_LIVE,
@@ -163,7 +163,7 @@ source_fg_file_create(const struct source_kind *kind, const char *arg,
 	sf->arg = strdup(arg);
 	if (!sf->arg)
 		rc = -ENOMEM;
-	else if (kind == &source_kind_foreground_log)
+	else if (kind == &source_foreground_log)
 		rc = foreground_load_log(arg, &sf->timeline);
 	else
 		rc = foreground_new_static(arg, &sf->timeline);
@@ -179,7 +179,7 @@ source_fg_app_create(const char *arg, const struct source_env *env,
 		     struct source **out)
 {
 	(void)env;
-	return source_fg_file_create(&source_kind_foreground_app, arg, out);
+	return source_fg_file_create(&source_foreground_app, arg, out);
 }
 
 static int
@@ -187,7 +187,7 @@ source_fg_replay_app_create(const char *arg, const struct source_env *env,
 			    struct source **out)
 {
 	(void)env;
-	return source_fg_file_create(&source_kind_replay_app, arg, out);
+	return source_fg_file_create(&source_foreground_replay_app, arg, out);
 }
 
 static int
@@ -195,10 +195,10 @@ source_fg_log_create(const char *arg, const struct source_env *env,
 		     struct source **out)
 {
 	(void)env;
-	return source_fg_file_create(&source_kind_foreground_log, arg, out);
+	return source_fg_file_create(&source_foreground_log, arg, out);
 }
 
-const struct source_kind source_kind_foreground_app = {
+const struct source_kind source_foreground_app = {
 	.name = "app",
 	.syntax = "app:PACKAGE",
 	.mode = SOURCE_MODE_LIVE,
@@ -208,7 +208,7 @@ const struct source_kind source_kind_foreground_app = {
 	.create = source_fg_app_create,
 };
 
-const struct source_kind source_kind_foreground_log = {
+const struct source_kind source_foreground_log = {
 	.name = "log",
 	.syntax = "log:FILE",
 	.mode = SOURCE_MODE_REPLAY,
@@ -217,7 +217,7 @@ const struct source_kind source_kind_foreground_log = {
 	.create = source_fg_log_create,
 };
 
-const struct source_kind source_kind_replay_app = {
+const struct source_kind source_foreground_replay_app = {
 	.name = "app",
 	.syntax = "app:PACKAGE",
 	.mode = SOURCE_MODE_REPLAY,
@@ -249,11 +249,11 @@ source_fg_none_create(const char *arg, const struct source_env *env,
 {
 	(void)arg;
 	(void)env;
-	return source_wrap(&source_kind_foreground_none, &source_fg_none_ops,
-			   NULL, out);
+	return source_wrap(&source_foreground_none, &source_fg_none_ops, NULL,
+			   out);
 }
 
-const struct source_kind source_kind_foreground_none = {
+const struct source_kind source_foreground_none = {
 	.name = "none",
 	.syntax = "none",
 	.mode = SOURCE_MODE_LIVE,

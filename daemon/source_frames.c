@@ -167,8 +167,8 @@ source_frames_auto_create(const char *arg, const struct source_env *env,
 			  struct source **out)
 {
 	(void)arg;
-	return source_live_frames_create(&source_kind_frames_auto,
-					 FRAMES_LIVE_AUTO, env, out);
+	return source_live_frames_create(&source_frames_auto, FRAMES_LIVE_AUTO,
+					 env, out);
 }
 
 static int
@@ -176,8 +176,8 @@ source_frames_ftl_create(const char *arg, const struct source_env *env,
 			 struct source **out)
 {
 	(void)arg;
-	return source_live_frames_create(&source_kind_frames_ftl,
-					 FRAMES_LIVE_FTL, env, out);
+	return source_live_frames_create(&source_frames_ftl, FRAMES_LIVE_FTL,
+					 env, out);
 }
 
 static int
@@ -185,11 +185,11 @@ source_frames_latency_create(const char *arg, const struct source_env *env,
 			     struct source **out)
 {
 	(void)arg;
-	return source_live_frames_create(&source_kind_frames_latency,
+	return source_live_frames_create(&source_frames_latency,
 					 FRAMES_LIVE_LATENCY, env, out);
 }
 
-const struct source_kind source_kind_frames_auto = {
+const struct source_kind source_frames_auto = {
 	.name = "auto",
 	.syntax = "auto",
 	.mode = SOURCE_MODE_LIVE,
@@ -197,7 +197,7 @@ const struct source_kind source_kind_frames_auto = {
 	.create = source_frames_auto_create,
 };
 
-const struct source_kind source_kind_frames_ftl = {
+const struct source_kind source_frames_ftl = {
 	.name = "ftl",
 	.syntax = "ftl",
 	.mode = SOURCE_MODE_LIVE,
@@ -205,7 +205,7 @@ const struct source_kind source_kind_frames_ftl = {
 	.create = source_frames_ftl_create,
 };
 
-const struct source_kind source_kind_frames_latency = {
+const struct source_kind source_frames_latency = {
 	.name = "latency",
 	.syntax = "latency",
 	.mode = SOURCE_MODE_LIVE,
@@ -246,11 +246,11 @@ source_frames_none_create(const char *arg, const struct source_env *env,
 {
 	(void)arg;
 	(void)env;
-	return source_wrap(&source_kind_frames_none, &source_frames_none_ops,
-			   NULL, out);
+	return source_wrap(&source_frames_none, &source_frames_none_ops, NULL,
+			   out);
 }
 
-const struct source_kind source_kind_frames_none = {
+const struct source_kind source_frames_none = {
 	.name = "none",
 	.syntax = "none",
 	.mode = SOURCE_MODE_LIVE,
@@ -372,7 +372,7 @@ source_ftl_file_create(const char *arg, const struct source_env *env,
 		       struct source **out)
 {
 	(void)env;
-	return source_file_frames_create(&source_kind_ftl_file, arg, out);
+	return source_file_frames_create(&source_frames_ftl_file, arg, out);
 }
 
 static int
@@ -380,7 +380,7 @@ source_latency_dir_create(const char *arg, const struct source_env *env,
 			  struct source **out)
 {
 	(void)env;
-	return source_file_frames_create(&source_kind_latency_dir, arg, out);
+	return source_file_frames_create(&source_frames_latency_dir, arg, out);
 }
 
 static int
@@ -389,11 +389,10 @@ source_replay_frames_none_create(const char *arg, const struct source_env *env,
 {
 	(void)arg;
 	(void)env;
-	return source_file_frames_create(&source_kind_replay_frames_none, NULL,
-					 out);
+	return source_file_frames_create(&source_frames_replay_none, NULL, out);
 }
 
-const struct source_kind source_kind_ftl_file = {
+const struct source_kind source_frames_ftl_file = {
 	.name = "ftl",
 	.syntax = "ftl:FILE",
 	.mode = SOURCE_MODE_REPLAY,
@@ -402,7 +401,7 @@ const struct source_kind source_kind_ftl_file = {
 	.create = source_ftl_file_create,
 };
 
-const struct source_kind source_kind_latency_dir = {
+const struct source_kind source_frames_latency_dir = {
 	.name = "latency",
 	.syntax = "latency:DIR",
 	.mode = SOURCE_MODE_REPLAY,
@@ -411,7 +410,7 @@ const struct source_kind source_kind_latency_dir = {
 	.create = source_latency_dir_create,
 };
 
-const struct source_kind source_kind_replay_frames_none = {
+const struct source_kind source_frames_replay_none = {
 	.name = "none",
 	.syntax = "none",
 	.mode = SOURCE_MODE_REPLAY,

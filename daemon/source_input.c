@@ -125,10 +125,10 @@ source_evdev_create(const char *arg, const struct source_env *env,
 		free(se);
 		return rc;
 	}
-	return source_wrap(&source_kind_evdev, &source_evdev_ops, se, out);
+	return source_wrap(&source_input_evdev, &source_evdev_ops, se, out);
 }
 
-const struct source_kind source_kind_evdev = {
+const struct source_kind source_input_evdev = {
 	.name = "evdev",
 	.syntax = "evdev[:/dev/input/eventN]",
 	.mode = SOURCE_MODE_LIVE,
@@ -294,11 +294,11 @@ source_getevent_create(const char *arg, const struct source_env *env,
 		source_getevent_free(sg);
 		return rc;
 	}
-	return source_wrap(&source_kind_getevent, &source_getevent_ops, sg,
+	return source_wrap(&source_input_getevent, &source_getevent_ops, sg,
 			   out);
 }
 
-const struct source_kind source_kind_getevent = {
+const struct source_kind source_input_getevent = {
 	.name = "getevent",
 	.syntax = "getevent:FILE[@/dev/input/eventN]",
 	.mode = SOURCE_MODE_REPLAY,

@@ -26,7 +26,7 @@ test_parse_live(void **state)
 	assert_int_equal(
 		source_parse(SOURCE_MODE_LIVE, SOURCE_ROLE_INPUT, "evdev", &s),
 		0);
-	assert_ptr_equal(s.kind, &source_kind_evdev);
+	assert_ptr_equal(s.kind, &source_input_evdev);
 	assert_null(s.arg);
 	assert_int_equal(source_parse(SOURCE_MODE_LIVE, SOURCE_ROLE_INPUT,
 				      "evdev:/dev/input/event3", &s),
@@ -42,7 +42,7 @@ test_parse_live(void **state)
 	assert_int_equal(source_parse(SOURCE_MODE_LIVE, SOURCE_ROLE_FRAMES,
 				      "latency", &s),
 			 0);
-	assert_ptr_equal(s.kind, &source_kind_frames_latency);
+	assert_ptr_equal(s.kind, &source_frames_latency);
 	assert_string_equal(s.text, "latency");
 	/* A kind without an argument takes none. */
 	assert_int_equal(source_parse(SOURCE_MODE_LIVE, SOURCE_ROLE_FRAMES,
@@ -56,7 +56,7 @@ test_parse_live(void **state)
 	assert_int_equal(source_parse(SOURCE_MODE_LIVE, SOURCE_ROLE_FOREGROUND,
 				      "app:com.example.mail", &s),
 			 0);
-	assert_ptr_equal(s.kind, &source_kind_foreground_app);
+	assert_ptr_equal(s.kind, &source_foreground_app);
 	assert_string_equal(s.arg, "com.example.mail");
 	/* The package is checked with the spec. */
 	assert_int_equal(source_parse(SOURCE_MODE_LIVE, SOURCE_ROLE_FOREGROUND,
@@ -80,7 +80,7 @@ test_parse_replay(void **state)
 				      "getevent:touch.log@/dev/input/event2",
 				      &s),
 			 0);
-	assert_ptr_equal(s.kind, &source_kind_getevent);
+	assert_ptr_equal(s.kind, &source_input_getevent);
 	assert_string_equal(s.arg, "touch.log@/dev/input/event2");
 	assert_int_equal(source_parse(SOURCE_MODE_REPLAY, SOURCE_ROLE_INPUT,
 				      "getevent", &s),
@@ -95,18 +95,18 @@ test_parse_replay(void **state)
 	assert_int_equal(source_parse(SOURCE_MODE_REPLAY, SOURCE_ROLE_FRAMES,
 				      "ftl:trace.pftrace", &s),
 			 0);
-	assert_ptr_equal(s.kind, &source_kind_ftl_file);
+	assert_ptr_equal(s.kind, &source_frames_ftl_file);
 	assert_int_equal(
 		source_parse(SOURCE_MODE_REPLAY, SOURCE_ROLE_FRAMES, "ftl", &s),
 		-EINVAL);
 	assert_int_equal(source_parse(SOURCE_MODE_REPLAY, SOURCE_ROLE_FRAMES,
 				      "none", &s),
 			 0);
-	assert_ptr_equal(s.kind, &source_kind_replay_frames_none);
+	assert_ptr_equal(s.kind, &source_frames_replay_none);
 	assert_int_equal(source_parse(SOURCE_MODE_REPLAY,
 				      SOURCE_ROLE_FOREGROUND, "log:fg.log", &s),
 			 0);
-	assert_ptr_equal(s.kind, &source_kind_foreground_log);
+	assert_ptr_equal(s.kind, &source_foreground_log);
 	assert_int_equal(source_parse(SOURCE_MODE_REPLAY,
 				      SOURCE_ROLE_FOREGROUND, "auto", &s),
 			 -EINVAL);
@@ -161,7 +161,7 @@ test_defaults(void **state)
 			 0);
 	assert_int_equal(source_create(&spec, &env, &src), 0);
 	assert_non_null(src);
-	assert_ptr_equal(source_kind(src), &source_kind_frames_none);
+	assert_ptr_equal(source_kind(src), &source_frames_none);
 	assert_int_equal(source_role(src), SOURCE_ROLE_FRAMES);
 	assert_int_equal(source_fd(src), -1);
 	/* No frame will ever come, so none holds a tap back. */
