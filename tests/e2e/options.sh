@@ -170,6 +170,19 @@ expect "replay of a missing input log" 1 "$db" "${replay[@]}" \
 expect "replay of a missing trace" 1 "$db" "${replay[@]}" \
 	--frames "ftl:$tmp/missing.pftrace"
 
+# The usage text lists every kind of the table, for each command.
+"$tapd" --help >"$tmp/help" 2>&1
+check "--help: exit 0" 0 $?
+for line in '--input getevent:FILE[@/dev/input/eventN]' \
+	'--frames ftl:FILE|latency:DIR|none' \
+	'--foreground log:FILE|app:PACKAGE' \
+	'--input evdev[:/dev/input/eventN]   the touch screen' \
+	'--frames auto|ftl|latency|none      FrameTimeline' \
+	'--foreground auto|app:PACKAGE|none  top-app'; do
+	grep -qF -- "  $line" "$tmp/help"
+	check "--help lists '$line'" 0 $?
+done
+
 # Serve: a bad address or token is refused before the database is read.
 expect "serve --listen 0.0.0.0 without a token file" 2 "$db" serve \
 	--db "$db" --listen 0.0.0.0:0
