@@ -65,6 +65,17 @@ source_matches(const struct source_kind *k, const char *spec, const char **arg)
 	return 1;
 }
 
+/* What goes before the seen-th of total kinds in a list. */
+static const char *
+source_list_sep(const char *sep, size_t seen, size_t total)
+{
+	if (seen == 1)
+		return "";
+	if (sep)
+		return sep;
+	return seen == total ? " or " : ", ";
+}
+
 /* Lists the kinds as "a, b or c" (sep NULL) or "a|b|c" into buf. */
 static int
 source_list(enum source_mode mode, enum source_role role, const char *sep,
@@ -87,11 +98,7 @@ source_list(enum source_mode mode, enum source_role role, const char *sep,
 			continue;
 		seen++;
 		n = snprintf(buf + used, len - used, "%s%s",
-			     seen == 1	     ? ""
-			     : sep	     ? sep
-			     : seen == total ? " or "
-					     : ", ",
-			     k->syntax);
+			     source_list_sep(sep, seen, total), k->syntax);
 		if (n < 0 || (size_t)n >= len - used)
 			return -ENOSPC;
 		used += (size_t)n;
