@@ -9,7 +9,9 @@
  * serves, how its spec is written (for the usage text and the error
  * messages), a check of its argument and a constructor.  Adding a source
  * is one adapter file (source_input.c, source_frames.c and
- * source_foreground.c hold today's) and one row of that table.
+ * source_foreground.c hold today's), one row of that table and the row's
+ * declaration at the end of this header; the usage text and the error
+ * messages list the kinds from the table.
  *
  * Specs are parsed and checked with source_parse() before anything is
  * opened, so that a bad one is refused before the database or the port.
