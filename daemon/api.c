@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +27,9 @@
 #include "api_trace.h"
 #include "dbpool.h"
 #include "log.h"
+#include "metrics.h"
 #include "parse.h"
+#include "store.h"
 #include "timeparse.h"
 
 #define API_DEFAULT_LISTEN    "127.0.0.1:7878"
@@ -588,6 +592,101 @@ api_start(const struct api_config *cfg, struct api **out)
 out:
 	api_free(api);
 	return rc;
+}
+
+int
+api_check(const char *listen, const char *token_file)
+{
+	struct sockaddr_storage ss;
+	struct api *probe;
+	socklen_t sslen = 0;
+	bool loopback = false;
+	int rc;
+
+	if (!listen)
+		listen = API_DEFAULT_LISTEN;
+	rc = api_parse_listen(listen, &ss, &sslen, &loopback);
+	if (rc < 0)
+		return rc;
+	if (!loopback && !token_file) {
+		log_warnx("refusing to listen on '%s' without a token file: "
+			  "any address but loopback needs --token-file",
+			  listen);
+		return -EINVAL;
+	}
+	if (!token_file)
+		return 0;
+	/* The token is read the way api_start() reads it, then forgotten. */
+	probe = calloc(1, sizeof(*probe));
+	if (!probe)
+		return -ENOMEM;
+	rc = api_read_token(probe, token_file);
+	api_free(probe);
+	return rc;
+}
+
+int
+api_url(const char *listen, uint16_t port, char *buf, size_t len)
+{
+	const char *colon;
+	int n;
+
+	if (!listen)
+		listen = API_DEFAULT_LISTEN;
+	/* The host is everything before the last colon ("[::1]" included). */
+	colon = strrchr(listen, ':');
+	n = snprintf(buf, len, "%.*s:%u",
+		     colon ? (int)(colon - listen) : (int)strlen(listen),
+		     listen, (unsigned)port);
+	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
+}
+
+/* Seeds the tap metrics from what the database already holds. */
+static int
+api_seed_metrics(const char *db, struct metrics *m)
+{
+	struct store *st = NULL;
+	int rc;
+
+	/* Opened the way the pool opens it, so a read-only copy works too. */
+	rc = dbpool_open_store(db, &st, NULL);
+	if (rc == 0)
+		rc = metrics_load(m, store_db(st));
+	store_close(st);
+	return rc;
+}
+
+int
+api_bring_up(const struct api_config *cfg, struct api **out)
+{
+	sigset_t block, old;
+	char url[300];
+	int rc;
+
+	*out = NULL;
+	/* The counters go on from what the database already holds. */
+	if (cfg->metrics && cfg->db_path) {
+		rc = api_seed_metrics(cfg->db_path, cfg->metrics);
+		if (rc < 0)
+			return rc;
+	}
+	/*
+	 * The server's threads inherit the signal mask: with the stop
+	 * signals blocked while they start, only the caller's thread ever
+	 * handles them.
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	rc = api_start(cfg, out);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc < 0)
+		return rc;
+	api_url(cfg->listen, api_port(*out), url, sizeof(url));
+	printf("listening on http://%s\n", url);
+	fflush(stdout);
+	return 0;
 }
 
 uint16_t

@@ -8,6 +8,7 @@
 #ifndef TAPD_API_H
 #define TAPD_API_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct control;
@@ -50,6 +51,32 @@ void api_config_default(struct api_config *cfg);
  * store's errors for the database.  Stop with api_stop().
  */
 int api_start(const struct api_config *cfg, struct api **out);
+
+/*
+ * Checks what api_start() would refuse, binding nothing: the address
+ * ("HOST:PORT", NULL for the default), an address other than loopback
+ * without a token file, a token file that cannot be used.  For commands
+ * to refuse their options before they open anything.  Returns 0, or
+ * -EINVAL after logging why.
+ */
+int api_check(const char *listen, const char *token_file);
+
+/*
+ * The API of a command, the same for run, replay --listen and serve:
+ * seeds cfg->metrics (when not NULL) from the database at cfg->db_path,
+ * starts the server with SIGINT and SIGTERM blocked (its threads inherit
+ * the mask, so the caller's thread alone handles them), and prints
+ * "listening on http://HOST:PORT" on stdout.  Returns 0 and sets *out
+ * (stop with api_stop()); what api_start() returns; or the database's
+ * errno.
+ */
+int api_bring_up(const struct api_config *cfg, struct api **out);
+
+/*
+ * Writes "HOST:PORT" for the address given to --listen (the default when
+ * NULL) and the port actually bound.  Returns 0 or -ENOSPC.
+ */
+int api_url(const char *listen, uint16_t port, char *buf, size_t len);
 
 /* The port actually bound (useful with port 0). */
 uint16_t api_port(const struct api *api);

@@ -164,8 +164,7 @@ source_watermark(const struct frames_source *fs)
 }
 
 int
-frames_source_open(const char *spec, struct correlate *corr,
-		   struct frames_source **out)
+frames_source_open(const char *spec, struct frames_source **out)
 {
 	struct frames_source *fs = NULL;
 	int rc = 0;
@@ -175,7 +174,6 @@ frames_source_open(const char *spec, struct correlate *corr,
 	if (!fs)
 		return -ENOMEM;
 	fs->fd = -1;
-	fs->corr = corr;
 	fs->first_present = INT64_MIN;
 	fs->last_present = INT64_MIN;
 	if (!spec || strcmp(spec, "none") == 0) {
@@ -242,12 +240,13 @@ frames_source_close(struct frames_source *fs)
 }
 
 int
-frames_source_pump(struct frames_source *fs, int64_t input_ns,
-		   int64_t *frames_wm)
+frames_source_pump(struct frames_source *fs, struct correlate *corr,
+		   int64_t input_ns, int64_t *frames_wm)
 {
 	int64_t wm, target;
 	int rc;
 
+	fs->corr = corr;
 	/*
 	 * Without a source no frame will ever come, so the frame data never
 	 * holds a tap back: it is finalized (as frames_unavailable) as soon
@@ -277,10 +276,12 @@ frames_source_pump(struct frames_source *fs, int64_t input_ns,
 }
 
 int
-frames_source_finish(struct frames_source *fs, int64_t *frames_end)
+frames_source_finish(struct frames_source *fs, struct correlate *corr,
+		     int64_t *frames_end)
 {
 	int rc;
 
+	fs->corr = corr;
 	*frames_end = INT64_MIN;
 	if (fs->kind == FRAMES_NONE)
 		return 0;

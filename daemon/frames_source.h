@@ -15,31 +15,32 @@ struct correlate;
 struct frames_source;
 
 /*
- * Opens the source named by spec (NULL or "none" for no frames) and binds
- * it to corr, which it feeds and tells its coverage.  Returns 0 and sets
- * *out, or a negative errno after logging why.  Close with
+ * Opens the source named by spec (NULL or "none" for no frames).  Returns
+ * 0 and sets *out, or a negative errno after logging why.  Close with
  * frames_source_close().
  */
-int frames_source_open(const char *spec, struct correlate *corr,
-		       struct frames_source **out);
+int frames_source_open(const char *spec, struct frames_source **out);
 
 /* NULL is a no-op. */
 void frames_source_close(struct frames_source *fs);
 
 /*
  * Reads until the frame data is complete well past input_ns (far enough
- * for any tap up to input_ns to be finalized) or the source ends, and
- * sets *frames_wm to the watermark to pass to correlate_advance().
- * Returns 0 or a negative errno.
+ * for any tap up to input_ns to be finalized) or the source ends, feeding
+ * every frame to corr and telling it the coverage, and sets *frames_wm to
+ * the watermark to pass to correlate_advance().  Returns 0 or a negative
+ * errno.
  */
-int frames_source_pump(struct frames_source *fs, int64_t input_ns,
-		       int64_t *frames_wm);
+int frames_source_pump(struct frames_source *fs, struct correlate *corr,
+		       int64_t input_ns, int64_t *frames_wm);
 
 /*
- * Reads the rest of the source and sets *frames_end to the last time its
- * data covers, for correlate_finish().  Returns 0 or a negative errno.
+ * Reads the rest of the source into corr and sets *frames_end to the last
+ * time its data covers, for correlate_finish().  Returns 0 or a negative
+ * errno.
  */
-int frames_source_finish(struct frames_source *fs, int64_t *frames_end);
+int frames_source_finish(struct frames_source *fs, struct correlate *corr,
+			 int64_t *frames_end);
 
 /*
  * Counters for the health endpoint: presented frames fed to the

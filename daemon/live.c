@@ -16,17 +16,12 @@
 #include "api.h"
 #include "control.h"
 #include "datadir.h"
-#include "dbpool.h"
 #include "device.h"
 #include "events.h"
-#include "foreground.h"
-#include "foreground_live.h"
-#include "frames_live.h"
-#include "input_evdev.h"
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
-#include "serve.h"
+#include "source.h"
 #include "status.h"
 #include "store.h"
 
@@ -35,7 +30,6 @@
 
 /* The loop's periods. */
 #define TICK_MS		100   /* finalize, commit, announce, health */
-#define FOREGROUND_MS	1000  /* foreground sample besides touch-downs */
 #define WALL_MS		10000 /* REALTIME - MONOTONIC, for stepped clocks */
 #define RETENTION_MS	10000 /* one retention batch */
 #define RETENTION_BATCH 5000
@@ -48,6 +42,14 @@
  */
 #define INPUT_LAG_NS (250 * MS)
 
+struct live;
+
+/* What an fd callback of the loop needs: the daemon and the source. */
+struct live_watch {
+	struct live *l;
+	struct source *src;
+};
+
 struct live {
 	const struct live_options *o;
 	const char *db; /* --db, or the default the Android build picked */
@@ -59,14 +61,17 @@ struct live {
 	struct control *control;
 	struct metrics *metrics;
 	struct api *api;
-	struct foreground *timeline;
-	struct foreground_live *fgl;
-	struct input_evdev *input;
-	struct frames_live *frames;
+	/* The specs, checked before anything is opened, by role. */
+	struct source_spec specs[SOURCE_ROLE_COUNT];
+	struct device_info dev;
+	int have_dev;
+	/* The sources, in the order they were made. */
+	struct source *src[SOURCE_ROLE_COUNT];
+	struct live_watch watch[SOURCE_ROLE_COUNT];
+	size_t n_src;
 	struct pipeline *pipe;
 	struct pipeline_config pcfg;
 	int pidfd;
-	int coverage_set;
 	int need_maintain;
 };
 
@@ -166,81 +171,12 @@ pick_db(struct live *l)
 }
 
 static int
-on_input_event(void *ctx, const struct touch_event *ev)
+on_source(void *ctx, uint32_t events)
 {
-	struct live *l = ctx;
-
-	return pipeline_input(l->pipe, ev);
-}
-
-static void
-on_input_added(void *ctx, const char *path, const char *name)
-{
-	(void)ctx;
-	log_info("reading touch screen '%s' \"%s\"", path, name);
-}
-
-static void
-on_input_removed(void *ctx, const char *path)
-{
-	struct live *l = ctx;
-	int rc;
-
-	log_warnx("touch screen '%s' is gone; waiting for it to come back",
-		  path);
-	/* Contacts still down end here, flagged: their end was never seen. */
-	rc = pipeline_input_lost(l->pipe, loop_now_ns());
-	if (rc < 0)
-		log_warnx("cannot end the contacts of '%s': %s", path,
-			  strerror(-rc));
-}
-
-static int
-on_input(void *ctx, uint32_t events)
-{
-	static const struct input_evdev_callbacks cbs = {
-		on_input_event,
-		on_input_added,
-		on_input_removed,
-	};
-	struct live *l = ctx;
-	int rc;
+	struct live_watch *w = ctx;
 
 	(void)events;
-	rc = input_evdev_dispatch(l->input, &cbs, l);
-	/* A source's trouble is its health's business, not a reason to stop. */
-	if (rc < 0 && rc != -EAGAIN)
-		log_debug("input: %s", strerror(-rc));
-	return rc == -ENOMEM ? rc : 0;
-}
-
-static int
-on_frame(void *ctx, const struct correlate_frame *f)
-{
-	struct live *l = ctx;
-
-	return pipeline_frame(l->pipe, f);
-}
-
-static int
-on_frames(void *ctx, uint32_t events)
-{
-	struct live *l = ctx;
-	int64_t start;
-	int rc;
-
-	(void)events;
-	rc = frames_live_dispatch(l->frames, on_frame, l);
-	if (!l->coverage_set) {
-		start = frames_live_coverage_start(l->frames);
-		if (start != INT64_MIN) {
-			pipeline_set_coverage(l->pipe, start);
-			l->coverage_set = 1;
-		}
-	}
-	if (rc < 0 && rc != -EAGAIN)
-		log_debug("frames: %s", strerror(-rc));
-	return rc == -ENOMEM ? rc : 0;
+	return source_dispatch(w->src, w->l->pipe);
 }
 
 static int
@@ -257,19 +193,25 @@ static void
 on_touch_down(void *ctx, int64_t t_ns)
 {
 	struct live *l = ctx;
+	size_t i;
 
-	/* The foreground at the tap's t_up is what counts: sample now. */
-	if (l->fgl)
-		foreground_live_sample(l->fgl, t_ns);
+	for (i = 0; i < l->n_src; i++)
+		source_touch_down(l->src[i], t_ns);
 }
 
+/* The lowest of the sources' watermarks; INT64_MAX without frames. */
 static int64_t
 frames_watermark(const struct live *l)
 {
-	/* Without a frame source, no frame will ever hold a tap back. */
-	if (!l->frames)
-		return INT64_MAX;
-	return frames_live_watermark(l->frames);
+	int64_t wm = INT64_MAX, w;
+	size_t i;
+
+	for (i = 0; i < l->n_src; i++) {
+		w = source_watermark(l->src[i]);
+		if (w < wm)
+			wm = w;
+	}
+	return wm;
 }
 
 struct status_ctx {
@@ -282,25 +224,21 @@ fill_status(struct status_snapshot *s, void *ctx)
 {
 	struct status_ctx *sc = ctx;
 	struct live *l = sc->l;
-	struct frames_live_stats fs;
+	size_t i;
 
 	pipeline_fill_status(l->pipe, sc->frames_wm, s);
-	if (l->frames) {
-		frames_live_get_stats(l->frames, &fs);
-		s->packets_read = fs.packets;
-		s->packets_dropped = fs.packets_dropped;
-	}
+	for (i = 0; i < l->n_src; i++)
+		source_fill_status(l->src[i], s);
 }
 
-/* The heartbeat: finalize, commit, announce, tell the poller, health. */
+/* The heartbeat: finalize, commit, announce, tell the sources, health. */
 static int
 on_tick(void *ctx)
 {
 	struct live *l = ctx;
-	const char *apps[16];
 	struct status_ctx sc;
 	int64_t now = loop_now_ns();
-	size_t n;
+	size_t i;
 	int rc;
 
 	sc.l = l;
@@ -312,32 +250,11 @@ on_tick(void *ctx)
 		rc = store_tick(l->store, now);
 	if (rc < 0)
 		log_warnx("cannot store taps: %s", strerror(-rc));
-	if (l->frames) {
-		n = pipeline_pending_apps(l->pipe, apps,
-					  sizeof(apps) / sizeof(apps[0]));
-		frames_live_set_wanted(l->frames, pipeline_pending(l->pipe),
-				       apps, n);
-	}
+	for (i = 0; i < l->n_src; i++)
+		source_tick(l->src[i], l->pipe);
 	status_update(l->status, fill_status, &sc);
 	/* Out of memory is the one failure a daemon cannot ride out. */
 	return rc == -ENOMEM ? rc : 0;
-}
-
-/*
- * How long foreground switches are kept: far longer than a tap waits for
- * its frames (its window, the frame source's lag).
- */
-#define FOREGROUND_KEEP_NS (600 * INT64_C(1000000000))
-
-static int
-on_foreground_timer(void *ctx)
-{
-	struct live *l = ctx;
-	int64_t now = loop_now_ns();
-
-	foreground_live_sample(l->fgl, now);
-	foreground_prune(l->timeline, now - FOREGROUND_KEEP_NS);
-	return 0;
 }
 
 static int
@@ -399,12 +316,56 @@ on_signal(void *ctx, int signo)
 	return 0;
 }
 
+/*
+ * Every option is checked here, before anything is opened or bound: the
+ * source specs, the address and token file, device.json and the
+ * thresholds.
+ */
+static int
+check_options(struct live *l)
+{
+	static const enum source_role roles[] = {
+		SOURCE_ROLE_INPUT,
+		SOURCE_ROLE_FRAMES,
+		SOURCE_ROLE_FOREGROUND,
+	};
+	const char *specs[SOURCE_ROLE_COUNT];
+	struct pipeline_config pcfg;
+	size_t i;
+	int rc;
+
+	specs[SOURCE_ROLE_INPUT] = l->o->input;
+	specs[SOURCE_ROLE_FRAMES] = l->o->frames;
+	specs[SOURCE_ROLE_FOREGROUND] = l->o->foreground;
+	for (i = 0; i < SOURCE_ROLE_COUNT; i++) {
+		rc = source_parse(SOURCE_MODE_LIVE, roles[i], specs[roles[i]],
+				  &l->specs[roles[i]]);
+		if (rc < 0)
+			return rc;
+	}
+	rc = api_check(l->o->listen, l->o->token_file);
+	if (rc < 0)
+		return rc;
+	if (l->o->device) {
+		rc = device_load(l->o->device, &l->dev);
+		if (rc < 0) {
+			if (rc != -EINVAL)
+				log_error("cannot read '%s': %s", l->o->device,
+					  strerror(-rc));
+			return rc;
+		}
+		l->have_dev = 1;
+	}
+	memset(&pcfg, 0, sizeof(pcfg));
+	pipeline_configure(&pcfg, &l->o->thresholds,
+			   l->have_dev ? &l->dev : NULL, NULL, NULL);
+	return pipeline_check(&pcfg);
+}
+
 static int
 start_api(struct live *l)
 {
 	struct api_config cfg;
-	struct store *ro = NULL;
-	char url[300];
 	int rc;
 
 	rc = status_new("live", &l->status);
@@ -416,13 +377,6 @@ start_api(struct live *l)
 		rc = metrics_new(&l->metrics);
 	if (rc < 0)
 		return rc;
-	/* The counters go on from what the database already holds. */
-	rc = dbpool_open_store(l->db, &ro, NULL);
-	if (rc == 0)
-		rc = metrics_load(l->metrics, store_db(ro));
-	store_close(ro);
-	if (rc < 0)
-		return rc;
 	api_config_default(&cfg);
 	if (l->o->listen)
 		cfg.listen = l->o->listen;
@@ -432,112 +386,31 @@ start_api(struct live *l)
 	cfg.events = l->events;
 	cfg.control = l->control;
 	cfg.metrics = l->metrics;
-	rc = api_start(&cfg, &l->api);
-	if (rc < 0)
-		return rc;
-	serve_url(cfg.listen, api_port(l->api), url, sizeof(url));
-	printf("listening on http://%s\n", url);
-	fflush(stdout);
-	return 0;
+	return api_bring_up(&cfg, &l->api);
 }
 
+/* Makes the source of one role and reports its health at once. */
 static int
-start_foreground(struct live *l)
+add_source(struct live *l, enum source_role role)
 {
-	struct foreground_live_config cfg;
-	const char *spec = l->o->foreground;
+	struct source_env env;
+	struct source *src = NULL;
 	int rc;
 
-	if (strcmp(spec, "none") == 0) {
-		status_set_source(l->status, STATUS_SOURCE_FOREGROUND,
-				  STATUS_HEALTH_NONE, "none",
-				  "no foreground source: taps have no app");
-		return 0;
-	}
-	if (strncmp(spec, "app:", 4) == 0 && spec[4]) {
-		rc = foreground_new_static(spec + 4, &l->timeline);
-		if (rc == 0)
-			status_set_source(l->status, STATUS_SOURCE_FOREGROUND,
-					  STATUS_HEALTH_UP, "app", "%s",
-					  spec + 4);
-		return rc;
-	}
-	if (strcmp(spec, "auto") != 0) {
-		log_error("unknown foreground source '%s': auto, app:PACKAGE "
-			  "or none",
-			  spec);
-		return -EINVAL;
-	}
-	rc = foreground_new(&l->timeline);
+	memset(&env, 0, sizeof(env));
+	env.sysroot = l->o->sysroot;
+	env.perfetto_bin = l->o->perfetto_bin;
+	env.dumpsys_bin = l->o->dumpsys_bin;
+	env.getprop_bin = l->o->getprop_bin;
+	env.trace_dir = l->o->trace_dir;
+	env.status = l->status;
+	env.now_ns = loop_now_ns();
+	rc = source_create(&l->specs[role], &env, &src);
 	if (rc < 0)
 		return rc;
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.sysroot = l->o->sysroot;
-	cfg.dumpsys_bin = l->o->dumpsys_bin;
-	cfg.status = l->status;
-	rc = foreground_live_new(&cfg, l->timeline, &l->fgl);
-	if (rc < 0)
-		return rc;
-	foreground_live_sample(l->fgl, loop_now_ns());
+	source_report(src, l->status, 0);
+	l->src[l->n_src++] = src;
 	return 0;
-}
-
-static int
-start_input(struct live *l)
-{
-	struct input_evdev_config cfg;
-	const char *spec = l->o->input;
-
-	memset(&cfg, 0, sizeof(cfg));
-	if (strncmp(spec, "evdev:", 6) == 0 && spec[6])
-		cfg.device = spec + 6;
-	else if (strcmp(spec, "evdev") != 0) {
-		log_error(
-			"unknown input '%s': evdev or evdev:/dev/input/eventN",
-			spec);
-		return -EINVAL;
-	}
-	cfg.sysroot = l->o->sysroot;
-	cfg.status = l->status;
-	return input_evdev_new(&cfg, &l->input);
-}
-
-static int
-start_frames(struct live *l)
-{
-	struct frames_live_config cfg;
-	const char *spec = l->o->frames;
-
-	if (strcmp(spec, "none") == 0) {
-		status_set_source(l->status, STATUS_SOURCE_FRAMES,
-				  STATUS_HEALTH_NONE, "none",
-				  "no frame source: taps are "
-				  "frames_unavailable");
-		return 0;
-	}
-	frames_live_config_default(&cfg);
-	if (strcmp(spec, "auto") == 0)
-		cfg.mode = FRAMES_LIVE_AUTO;
-	else if (strcmp(spec, "ftl") == 0)
-		cfg.mode = FRAMES_LIVE_FTL;
-	else if (strcmp(spec, "latency") == 0)
-		cfg.mode = FRAMES_LIVE_LATENCY;
-	else {
-		log_error("unknown frame source '%s': auto, ftl, latency or "
-			  "none",
-			  spec);
-		return -EINVAL;
-	}
-	if (l->o->perfetto_bin)
-		cfg.perfetto_bin = l->o->perfetto_bin;
-	if (l->o->dumpsys_bin)
-		cfg.dumpsys_bin = l->o->dumpsys_bin;
-	if (l->o->getprop_bin)
-		cfg.getprop_bin = l->o->getprop_bin;
-	if (l->o->trace_dir)
-		cfg.trace_dir = l->o->trace_dir;
-	cfg.status = l->status;
-	return frames_live_new(&cfg, &l->frames);
 }
 
 /*
@@ -550,29 +423,22 @@ static int
 start_pipeline(struct live *l)
 {
 	struct gesture_axis ax, ay;
-	struct device_info dev;
-	int have_dev = 0, have_axes = 0;
+	int have_axes = 0;
+	size_t i;
 	int rc;
 
-	if (l->o->device) {
-		rc = device_load(l->o->device, &dev);
-		if (rc < 0) {
-			if (rc != -EINVAL)
-				log_error("cannot read '%s': %s", l->o->device,
-					  strerror(-rc));
-			return rc;
-		}
-		have_dev = 1;
-	}
-	if (input_evdev_axis(l->input, ABS_MT_POSITION_X, &ax.min, &ax.max) ==
-		    0 &&
-	    input_evdev_axis(l->input, ABS_MT_POSITION_Y, &ay.min, &ay.max) ==
-		    0)
-		have_axes = 1;
-	pipeline_configure(&l->pcfg, &l->o->thresholds, have_dev ? &dev : NULL,
-			   have_axes ? &ax : NULL, have_axes ? &ay : NULL);
+	for (i = 0; i < l->n_src && !have_axes; i++)
+		if (source_axis(l->src[i], ABS_MT_POSITION_X, &ax.min,
+				&ax.max) == 0 &&
+		    source_axis(l->src[i], ABS_MT_POSITION_Y, &ay.min,
+				&ay.max) == 0)
+			have_axes = 1;
+	pipeline_configure(&l->pcfg, &l->o->thresholds,
+			   l->have_dev ? &l->dev : NULL, have_axes ? &ax : NULL,
+			   have_axes ? &ay : NULL);
 	l->pcfg.store = l->store;
-	l->pcfg.fg = l->timeline;
+	for (i = 0; i < l->n_src && !l->pcfg.fg; i++)
+		l->pcfg.fg = source_timeline(l->src[i]);
 	l->pcfg.metrics = l->metrics;
 	l->pcfg.events = l->events;
 	l->pcfg.touch_down = on_touch_down;
@@ -584,24 +450,48 @@ start_pipeline(struct live *l)
 	return rc;
 }
 
+/*
+ * The foreground first (its first sample), then the input, whose axis
+ * ranges the pipeline is configured with, then the frames, which feed
+ * the pipeline.
+ */
 static int
-watch(struct live *l)
+start_sources(struct live *l)
 {
 	int rc;
 
-	rc = loop_add_fd(l->loop, input_evdev_fd(l->input), EPOLLIN, on_input,
-			 l);
-	if (rc == 0 && l->frames)
-		rc = loop_add_fd(l->loop, frames_live_fd(l->frames), EPOLLIN,
-				 on_frames, l);
+	rc = add_source(l, SOURCE_ROLE_FOREGROUND);
+	if (rc == 0)
+		rc = add_source(l, SOURCE_ROLE_INPUT);
+	if (rc == 0)
+		rc = start_pipeline(l);
+	if (rc == 0)
+		rc = add_source(l, SOURCE_ROLE_FRAMES);
+	return rc;
+}
+
+static int
+watch(struct live *l)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < l->n_src; i++) {
+		l->watch[i].l = l;
+		l->watch[i].src = l->src[i];
+		if (source_fd(l->src[i]) >= 0)
+			rc = loop_add_fd(l->loop, source_fd(l->src[i]), EPOLLIN,
+					 on_source, &l->watch[i]);
+	}
 	if (rc == 0)
 		rc = loop_add_fd(l->loop, control_fd(l->control), EPOLLIN,
 				 on_control, l);
 	if (rc == 0)
 		rc = loop_add_timer(l->loop, TICK_MS, on_tick, l);
-	if (rc == 0 && l->fgl)
-		rc = loop_add_timer(l->loop, FOREGROUND_MS, on_foreground_timer,
-				    l);
+	for (i = 0; rc == 0 && i < l->n_src; i++)
+		if (source_timer_ms(l->src[i]) > 0)
+			rc = loop_add_timer(l->loop, source_timer_ms(l->src[i]),
+					    source_timer, l->src[i]);
 	if (rc == 0)
 		rc = loop_add_timer(l->loop, WALL_MS, on_wall_timer, l);
 	if (rc == 0 && l->o->retain_days > 0) {
@@ -615,23 +505,33 @@ watch(struct live *l)
 }
 
 /*
- * Lets the frame source write what it has: perfetto flushes its last data
+ * Lets the sources write what they have: perfetto flushes its last data
  * on SIGTERM.  Bounded, so a stuck child cannot hold the stop.
  */
 static void
-drain_frames(struct live *l)
+drain_sources(struct live *l)
 {
-	struct pollfd pfd;
+	struct pollfd pfd[SOURCE_ROLE_COUNT];
+	struct source *busy[SOURCE_ROLE_COUNT];
 	int64_t until = loop_now_ns() + 2000 * MS;
+	size_t i, n;
 
-	if (!l->frames)
-		return;
-	frames_live_stop(l->frames);
-	pfd.fd = frames_live_fd(l->frames);
-	pfd.events = POLLIN;
-	while (!frames_live_stopped(l->frames) && loop_now_ns() < until) {
-		poll(&pfd, 1, 100);
-		on_frames(l, 0);
+	for (i = 0; i < l->n_src; i++)
+		source_stop(l->src[i]);
+	while (loop_now_ns() < until) {
+		for (i = 0, n = 0; i < l->n_src; i++) {
+			if (source_stopped(l->src[i]))
+				continue;
+			busy[n] = l->src[i];
+			pfd[n].fd = source_fd(l->src[i]);
+			pfd[n].events = POLLIN;
+			n++;
+		}
+		if (n == 0)
+			break;
+		poll(pfd, (nfds_t)n, 100);
+		for (i = 0; i < n; i++)
+			source_dispatch(busy[i], l->pipe);
 	}
 }
 
@@ -646,7 +546,7 @@ finish(struct live *l)
 	int64_t now;
 	int rc;
 
-	drain_frames(l);
+	drain_sources(l);
 	now = loop_now_ns();
 	rc = pipeline_finish(l->pipe, frames_watermark(l), now);
 	if (rc == 0)
@@ -684,6 +584,7 @@ live_run(const struct live_options *o)
 	char *source = NULL, *stats = NULL;
 	int64_t run_id = 0;
 	int running = 0;
+	size_t i;
 	int rc;
 
 	memset(&l, 0, sizeof(l));
@@ -698,6 +599,9 @@ live_run(const struct live_options *o)
 			return rc;
 		}
 	}
+	rc = check_options(&l);
+	if (rc < 0)
+		goto out;
 	if (!l.db) {
 		rc = pick_db(&l);
 		if (rc < 0)
@@ -728,13 +632,7 @@ live_run(const struct live_options *o)
 	else
 		status_set_source(l.status, STATUS_SOURCE_STORE,
 				  STATUS_HEALTH_UP, "sqlite", "'%s'", l.db);
-	rc = start_foreground(&l);
-	if (rc == 0)
-		rc = start_input(&l);
-	if (rc == 0)
-		rc = start_pipeline(&l);
-	if (rc == 0)
-		rc = start_frames(&l);
+	rc = start_sources(&l);
 	if (rc < 0)
 		goto out;
 	if (asprintf(&source, "input=%s frames=%s foreground=%s", o->input,
@@ -769,11 +667,10 @@ out:
 	if (l.events)
 		events_shutdown(l.events);
 	api_stop(l.api);
-	frames_live_free(l.frames);
-	input_evdev_free(l.input);
-	foreground_live_free(l.fgl);
+	/* The reverse of the order they were made in. */
+	for (i = l.n_src; i > 0; i--)
+		source_free(l.src[i - 1]);
 	pipeline_free(l.pipe);
-	foreground_free(l.timeline);
 	metrics_free(l.metrics);
 	control_free(l.control);
 	events_free(l.events);

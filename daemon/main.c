@@ -16,6 +16,7 @@
 #include "parse.h"
 #include "replay.h"
 #include "serve.h"
+#include "source.h"
 #include "version.h"
 
 #define MS INT64_C(1000000)
@@ -76,6 +77,26 @@ catch_stop_signals(void)
 	"  --sysroot DIR          tests only: read /dev and /proc under DIR\n"
 #endif
 
+/*
+ * One --input, --frames or --foreground line of the usage text: the kinds
+ * come from the table of sources, so a new kind shows up by itself.  With
+ * help, it follows on the same line at the column the others use.
+ */
+static void
+usage_kinds(FILE *out, enum source_mode mode, enum source_role role,
+	    const char *option, const char *help)
+{
+	char kinds[256], line[300];
+
+	if (source_kinds_usage(mode, role, kinds, sizeof(kinds)) < 0)
+		kinds[0] = '\0';
+	snprintf(line, sizeof(line), "  --%s %s", option, kinds);
+	if (help)
+		fprintf(out, "%-36s  %s\n", line, help);
+	else
+		fprintf(out, "%s\n", line);
+}
+
 static void
 usage(FILE *out)
 {
@@ -90,16 +111,21 @@ usage(FILE *out)
 		"  --session DIR          a recorded session (input.getevent, "
 		"frames.pftrace or latency/,\n"
 		"                         foreground.log, device.json); the "
-		"options below override its parts\n"
-		"  --input getevent:FILE[@/dev/input/eventN]\n"
+		"options below override its parts\n");
+	usage_kinds(out, SOURCE_MODE_REPLAY, SOURCE_ROLE_INPUT, "input", NULL);
+	fprintf(out,
 		"                         a 'getevent -lt' or 'getevent -t' "
-		"log; @ picks one device\n"
-		"  --frames ftl:FILE|latency:DIR|none\n"
+		"log; @ picks one device\n");
+	usage_kinds(out, SOURCE_MODE_REPLAY, SOURCE_ROLE_FRAMES, "frames",
+		    NULL);
+	fprintf(out,
 		"                         a Perfetto FrameTimeline trace, or "
 		"'dumpsys SurfaceFlinger\n"
 		"                         --latency' snapshots (default: none "
-		"= frames_unavailable)\n"
-		"  --foreground log:FILE|app:PACKAGE\n"
+		"= frames_unavailable)\n");
+	usage_kinds(out, SOURCE_MODE_REPLAY, SOURCE_ROLE_FOREGROUND,
+		    "foreground", NULL);
+	fprintf(out,
 		"                         who was in front: a log of "
 		"'<monotonic_ns> <pid> <package>'\n"
 		"                         lines, or one app throughout\n"
@@ -128,13 +154,14 @@ usage(FILE *out)
 		"  -q, --quiet            errors only\n"
 		"\n"
 		"run (the default) is the live daemon, in the foreground "
-		"until SIGTERM or SIGINT:\n"
-		"  --input evdev[:/dev/input/eventN]   the touch screen "
-		"(default: found by its axes)\n"
-		"  --frames auto|ftl|latency|none      FrameTimeline on "
-		"Android 12+, else dumpsys\n"
-		"  --foreground auto|app:PACKAGE|none  top-app cpuset and "
-		"dumpsys window (auto)\n" HELP_RUN_DB
+		"until SIGTERM or SIGINT:\n");
+	usage_kinds(out, SOURCE_MODE_LIVE, SOURCE_ROLE_INPUT, "input",
+		    "the touch screen (default: found by its axes)");
+	usage_kinds(out, SOURCE_MODE_LIVE, SOURCE_ROLE_FRAMES, "frames",
+		    "FrameTimeline on Android 12+, else dumpsys");
+	usage_kinds(out, SOURCE_MODE_LIVE, SOURCE_ROLE_FOREGROUND, "foreground",
+		    "top-app cpuset and dumpsys window (auto)");
+	fprintf(out, HELP_RUN_DB
 		"  --pidfile FILE         a locked pidfile: a second tapd on "
 		"it refuses to start\n"
 		"  --log-file FILE        log there instead of stderr; SIGHUP "

@@ -439,6 +439,29 @@ pipeline_configure(struct pipeline_config *cfg,
 }
 
 int
+pipeline_check(const struct pipeline_config *cfg)
+{
+	struct correlate *corr = NULL;
+	struct gesture *g = NULL;
+	int rc;
+
+	/* The same checks as pipeline_new(), with nothing kept. */
+	rc = gesture_new(&cfg->gesture, &g);
+	if (rc < 0) {
+		if (rc == -EINVAL)
+			log_error("invalid gesture thresholds");
+		goto out;
+	}
+	rc = correlate_new(&cfg->correlate, &corr);
+	if (rc == -EINVAL)
+		log_error("invalid correlation thresholds");
+out:
+	correlate_free(corr);
+	gesture_free(g);
+	return rc;
+}
+
+int
 pipeline_new(const struct pipeline_config *cfg, struct pipeline **out)
 {
 	struct pipeline *p;

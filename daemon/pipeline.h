@@ -77,6 +77,13 @@ void pipeline_configure(struct pipeline_config *cfg,
 			const struct gesture_axis *ay);
 
 /*
+ * Checks the thresholds of cfg as pipeline_new() does, making nothing
+ * (cfg->store may still be NULL): for commands to refuse them before
+ * they open the database.  Returns 0, -EINVAL (logged) or -ENOMEM.
+ */
+int pipeline_check(const struct pipeline_config *cfg);
+
+/*
  * Returns 0 and sets *out; -EINVAL for thresholds that make no sense
  * (logged); -ENOMEM.  The pipeline does not own the store, foreground,
  * metrics or events.

@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <linux/input.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,17 +12,13 @@
 
 #include "api.h"
 #include "control.h"
-#include "correlate.h"
 #include "device.h"
 #include "events.h"
-#include "foreground.h"
-#include "frames_source.h"
 #include "gesture.h"
-#include "input_getevent.h"
 #include "log.h"
 #include "metrics.h"
 #include "pipeline.h"
-#include "serve.h"
+#include "source.h"
 #include "status.h"
 #include "store.h"
 #include "touch.h"
@@ -32,9 +27,16 @@
 
 struct replay {
 	const struct replay_options *opts;
-	struct getevent *input;
-	struct foreground *fg;
-	struct frames_source *frames;
+	/* The specs as given or found in the session, and their parse. */
+	char *text[SOURCE_ROLE_COUNT];
+	struct source_spec specs[SOURCE_ROLE_COUNT];
+	char *device_path;
+	struct device_info dev;
+	int have_dev;
+	/* The sources, in the order they were made; input is among them. */
+	struct source *src[SOURCE_ROLE_COUNT];
+	size_t n_src;
+	struct source *input;
 	struct store *store;
 	struct pipeline *pipe;
 	struct pipeline_config pcfg;
@@ -79,33 +81,6 @@ path_exists(const char *path)
 	return stat(path, &sb) == 0;
 }
 
-/*
- * Splits "getevent:FILE@DEVICE" into its parts.  The device part is
- * recognized only as "@/dev/...", so a file name with '@' still works.
- */
-static int
-parse_input(const char *spec, char **file, char **device)
-{
-	const char *at;
-
-	*file = NULL;
-	*device = NULL;
-	if (strncmp(spec, "getevent:", 9) != 0 || spec[9] == '\0') {
-		log_error("unknown input '%s': replay reads "
-			  "getevent:FILE[@/dev/input/eventN]",
-			  spec);
-		return -EINVAL;
-	}
-	spec += 9;
-	at = strstr(spec, "@/dev/");
-	*file = at ? strndup(spec, (size_t)(at - spec)) : strdup(spec);
-	if (at)
-		*device = strdup(at + 1);
-	if (!*file || (at && !*device))
-		return -ENOMEM;
-	return 0;
-}
-
 static int
 stopping(const struct replay *r)
 {
@@ -122,13 +97,11 @@ fill_status(struct status_snapshot *s, void *ctx)
 {
 	struct status_ctx *sc = ctx;
 	struct replay *r = sc->r;
-	struct getevent_stats gs;
+	size_t i;
 
 	pipeline_fill_status(r->pipe, sc->frames_wm, s);
-	getevent_get_stats(r->input, &gs);
-	s->input_lines_skipped = gs.skipped;
-	frames_source_counts(r->frames, &s->frames_read, &s->packets_read,
-			     &s->packets_dropped);
+	for (i = 0; i < r->n_src; i++)
+		source_fill_status(r->src[i], s);
 }
 
 /*
@@ -196,8 +169,6 @@ static int
 start_api(struct replay *r)
 {
 	struct api_config cfg;
-	sigset_t block, old;
-	char url[300];
 	int rc;
 
 	rc = status_new("replay", &r->status);
@@ -217,50 +188,19 @@ start_api(struct replay *r)
 	cfg.events = r->events;
 	cfg.control = r->control;
 	cfg.metrics = r->metrics;
-	/*
-	 * The server's threads inherit the signal mask: blocked while they
-	 * start, the stop signals reach only this thread.
-	 */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
-	rc = api_start(&cfg, &r->api);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc < 0)
-		return rc;
-	serve_url(cfg.listen, api_port(r->api), url, sizeof(url));
-	printf("listening on http://%s\n", url);
-	fflush(stdout);
-	return 0;
+	return api_bring_up(&cfg, &r->api);
 }
 
 /* What /v1/health says of the sources: up while replaying, done after. */
 static void
-set_sources(struct replay *r, enum status_health h, const char *input,
-	    const char *frames, const char *fg)
+report_sources(struct replay *r, int done)
 {
-	status_set_source(r->status, STATUS_SOURCE_INPUT, h, "getevent", "'%s'",
-			  input);
-	if (frames && strcmp(frames, "none") != 0)
-		status_set_source(r->status, STATUS_SOURCE_FRAMES, h,
-				  strncmp(frames, "ftl:", 4) == 0 ? "ftl"
-								  : "latency",
-				  "'%s'", strchr(frames, ':') + 1);
-	else
-		status_set_source(r->status, STATUS_SOURCE_FRAMES,
-				  STATUS_HEALTH_NONE, "none",
-				  "no frame source: taps are "
-				  "frames_unavailable");
-	if (fg)
-		status_set_source(r->status, STATUS_SOURCE_FOREGROUND,
-				  STATUS_HEALTH_UP,
-				  strncmp(fg, "app:", 4) == 0 ? "app" : "log",
-				  "%s", strchr(fg, ':') + 1);
-	else
-		status_set_source(r->status, STATUS_SOURCE_FOREGROUND,
-				  STATUS_HEALTH_NONE, "none",
-				  "no foreground source: taps have no app");
+	size_t i;
+
+	if (!r->api)
+		return;
+	for (i = 0; i < r->n_src; i++)
+		source_report(r->src[i], r->status, done);
 	status_set_source(r->status, STATUS_SOURCE_STORE, STATUS_HEALTH_UP,
 			  "sqlite", "'%s'", r->opts->db);
 }
@@ -299,7 +239,7 @@ setup_wall(struct replay *r, const struct device_info *dev, int have_dev)
 		r->wall_source = "the clock anchor of device.json";
 		return;
 	}
-	if (getevent_time_range(r->input, &first, &last) < 0)
+	if (source_time_range(r->input, &first, &last) < 0)
 		return;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	now_rt = rt.tv_sec * INT64_C(1000000000) + rt.tv_nsec;
@@ -318,29 +258,20 @@ setup_wall(struct replay *r, const struct device_info *dev, int have_dev)
 }
 
 static void
-print_summary(struct replay *r, FILE *out, const char *input_file,
-	      int64_t run_id)
+print_summary(struct replay *r, FILE *out, int64_t run_id)
 {
 	const struct gesture_config *g = &r->pcfg.gesture;
-	struct getevent_stats gs;
 	struct pipeline_stats ps;
 	uint64_t total = 0;
+	size_t i;
 	int k;
 
-	getevent_get_stats(r->input, &gs);
 	pipeline_get_stats(r->pipe, &ps);
 	for (k = 0; k < GESTURE_KIND_COUNT; k++)
 		total += ps.gestures[k];
-	fprintf(out, "input      '%s'", input_file);
-	if (getevent_device(r->input)[0])
-		fprintf(out, " device %s", getevent_device(r->input));
-	if (getevent_device_name(r->input))
-		fprintf(out, " \"%s\"", getevent_device_name(r->input));
-	fprintf(out, "\n");
-	fprintf(out,
-		"lines      %" PRIu64 " read, %" PRIu64 " skipped, %" PRIu64
-		" events of this device, %" PRIu64 " of others\n",
-		gs.lines, gs.skipped, gs.events, gs.other_events);
+	for (i = 0; i < r->n_src; i++)
+		if (source_role(r->src[i]) == SOURCE_ROLE_INPUT)
+			source_print(r->src[i], out);
 	fprintf(out,
 		"touch      %" PRIu64 " contacts, %" PRIu64
 		" SYN_DROPPED (%" PRIu64 " events discarded), %" PRIu64
@@ -365,7 +296,9 @@ print_summary(struct replay *r, FILE *out, const char *input_file,
 			"or the log), slop %.1f raw units, long press %" PRId64
 			" ms\n",
 			g->slop_px, g->long_press_ns / MS);
-	frames_source_print(r->frames, out);
+	for (i = 0; i < r->n_src; i++)
+		if (source_role(r->src[i]) == SOURCE_ROLE_FRAMES)
+			source_print(r->src[i], out);
 	if (r->have_wall)
 		fprintf(out, "wall times %s\n", r->wall_source);
 	if (ps.unattributed)
@@ -383,25 +316,30 @@ print_summary(struct replay *r, FILE *out, const char *input_file,
 static char *
 stats_json(struct replay *r)
 {
-	struct getevent_stats gs;
 	struct pipeline_stats ps;
-	char *s;
+	char *input, *s;
 
-	getevent_get_stats(r->input, &gs);
+	input = source_json(r->input);
+	if (!input)
+		return NULL;
 	pipeline_get_stats(r->pipe, &ps);
 	if (asprintf(&s,
-		     "{\"lines\":%" PRIu64 ",\"skipped\":%" PRIu64
-		     ",\"events\":%" PRIu64 ",\"syn_dropped\":%" PRIu64
-		     ",\"tap\":%" PRIu64 ",\"long_press\":%" PRIu64
-		     ",\"swipe\":%" PRIu64 ",\"multi\":%" PRIu64 "}",
-		     gs.lines, gs.skipped, gs.events, ps.touch.syn_dropped,
-		     ps.gestures[GESTURE_TAP], ps.gestures[GESTURE_LONG_PRESS],
+		     "{%s,\"syn_dropped\":%" PRIu64 ",\"tap\":%" PRIu64
+		     ",\"long_press\":%" PRIu64 ",\"swipe\":%" PRIu64
+		     ",\"multi\":%" PRIu64 "}",
+		     input, ps.touch.syn_dropped, ps.gestures[GESTURE_TAP],
+		     ps.gestures[GESTURE_LONG_PRESS],
 		     ps.gestures[GESTURE_SWIPE],
 		     ps.gestures[GESTURE_MULTI]) < 0)
-		return NULL;
+		s = NULL;
+	free(input);
 	return s;
 }
 
+/*
+ * The specs of the sources: as given, else the parts of the session
+ * directory that exist.  Frames and foreground may stay NULL: none.
+ */
 static int
 resolve_sources(const struct replay_options *o, char **input, char **frames,
 		char **fg, char **device)
@@ -458,38 +396,220 @@ resolve_sources(const struct replay_options *o, char **input, char **frames,
 	return 0;
 }
 
+/*
+ * Every option is checked here, before the database is opened or a port
+ * bound: the source specs, the address and token file, device.json.
+ */
 static int
-open_foreground(const char *spec, struct foreground **out)
+check_options(struct replay *r)
 {
-	*out = NULL;
-	if (!spec)
-		return 0;
-	if (strncmp(spec, "app:", 4) == 0 && spec[4])
-		return foreground_new_static(spec + 4, out);
-	if (strncmp(spec, "log:", 4) == 0 && spec[4])
-		return foreground_load_log(spec + 4, out);
-	log_error("unknown foreground source '%s': replay reads log:FILE or "
-		  "app:PACKAGE",
-		  spec);
-	return -EINVAL;
+	const struct replay_options *o = r->opts;
+	int rc;
+
+	rc = resolve_sources(o, &r->text[SOURCE_ROLE_INPUT],
+			     &r->text[SOURCE_ROLE_FRAMES],
+			     &r->text[SOURCE_ROLE_FOREGROUND], &r->device_path);
+	if (rc < 0)
+		return rc;
+	rc = source_parse(SOURCE_MODE_REPLAY, SOURCE_ROLE_INPUT,
+			  r->text[SOURCE_ROLE_INPUT],
+			  &r->specs[SOURCE_ROLE_INPUT]);
+	if (rc < 0)
+		return rc;
+	rc = source_parse(SOURCE_MODE_REPLAY, SOURCE_ROLE_FRAMES,
+			  r->text[SOURCE_ROLE_FRAMES]
+				  ? r->text[SOURCE_ROLE_FRAMES]
+				  : "none",
+			  &r->specs[SOURCE_ROLE_FRAMES]);
+	if (rc < 0)
+		return rc;
+	/* Without a foreground, taps have no app: the live kind "none". */
+	if (r->text[SOURCE_ROLE_FOREGROUND])
+		rc = source_parse(SOURCE_MODE_REPLAY, SOURCE_ROLE_FOREGROUND,
+				  r->text[SOURCE_ROLE_FOREGROUND],
+				  &r->specs[SOURCE_ROLE_FOREGROUND]);
+	else
+		r->specs[SOURCE_ROLE_FOREGROUND].kind = &source_foreground_none;
+	if (rc < 0)
+		return rc;
+	if (o->listen) {
+		rc = api_check(o->listen, o->token_file);
+		if (rc < 0)
+			return rc;
+	}
+	if (r->device_path) {
+		rc = device_load(r->device_path, &r->dev);
+		if (rc < 0) {
+			if (rc != -EINVAL)
+				log_error("cannot read '%s': %s",
+					  r->device_path, strerror(-rc));
+			return rc;
+		}
+		r->have_dev = 1;
+	}
+	return 0;
+}
+
+/*
+ * Opens the recordings, then sets up the pipeline's configuration from
+ * device.json and the log's own "getevent -p" block, and checks it: all
+ * before the database is opened.
+ */
+static int
+open_sources(struct replay *r)
+{
+	static const enum source_role order[] = {
+		SOURCE_ROLE_INPUT,
+		SOURCE_ROLE_FOREGROUND,
+		SOURCE_ROLE_FRAMES,
+	};
+	struct gesture_axis ax, ay;
+	struct source_env env;
+	int have_axes = 0;
+	size_t i;
+	int rc;
+
+	memset(&env, 0, sizeof(env));
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		rc = source_create(&r->specs[order[i]], &env,
+				   &r->src[r->n_src]);
+		if (rc < 0)
+			return rc;
+		if (order[i] == SOURCE_ROLE_INPUT)
+			r->input = r->src[r->n_src];
+		r->n_src++;
+	}
+	for (i = 0; i < r->n_src && !have_axes; i++)
+		if (source_axis(r->src[i], ABS_MT_POSITION_X, &ax.min,
+				&ax.max) == 0 &&
+		    source_axis(r->src[i], ABS_MT_POSITION_Y, &ay.min,
+				&ay.max) == 0)
+			have_axes = 1;
+	memset(&r->pcfg, 0, sizeof(r->pcfg));
+	pipeline_configure(&r->pcfg, &r->opts->thresholds,
+			   r->have_dev ? &r->dev : NULL, have_axes ? &ax : NULL,
+			   have_axes ? &ay : NULL);
+	for (i = 0; i < r->n_src && !r->pcfg.fg; i++)
+		r->pcfg.fg = source_timeline(r->src[i]);
+	return pipeline_check(&r->pcfg);
+}
+
+/* Reads the frame sources ahead of input_ns: the lowest watermark. */
+static int
+pump_frames(struct replay *r, int64_t input_ns, int64_t *frames_wm)
+{
+	int64_t wm;
+	size_t i;
+	int rc;
+
+	*frames_wm = INT64_MAX;
+	for (i = 0; i < r->n_src; i++) {
+		rc = source_pump(r->src[i], r->pipe, input_ns, &wm);
+		if (rc < 0)
+			return rc;
+		if (wm < *frames_wm)
+			*frames_wm = wm;
+	}
+	return 0;
+}
+
+/* Reads the frame sources to their end: where the first one ends. */
+static int
+finish_frames(struct replay *r, int64_t *frames_end)
+{
+	int64_t end;
+	size_t i;
+	int rc;
+
+	*frames_end = INT64_MAX;
+	for (i = 0; i < r->n_src; i++) {
+		rc = source_finish(r->src[i], r->pipe, &end);
+		if (rc < 0)
+			return rc;
+		if (end < *frames_end)
+			*frames_end = end;
+	}
+	return 0;
+}
+
+/*
+ * Event time drives everything: before an input event is used, the frame
+ * sources are read far enough ahead that every frame the correlator may
+ * need for the taps before it is in.
+ */
+static int
+replay_events(struct replay *r, int64_t *frames_wm)
+{
+	struct touch_event ev;
+	struct timespec ts0;
+	int64_t wall0;
+	int rc = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts0);
+	wall0 = ts0.tv_sec * INT64_C(1000000000) + ts0.tv_nsec;
+	while (!stopping(r) && (rc = source_next(r->input, &ev)) == 1) {
+		if (r->first_input_ns == INT64_MIN)
+			r->first_input_ns = ev.time_ns;
+		if (ev.time_ns > r->last_input_ns)
+			r->last_input_ns = ev.time_ns;
+		pace_to(r, ev.time_ns, r->first_input_ns, wall0, *frames_wm);
+		rc = pump_frames(r, r->last_input_ns, frames_wm);
+		if (rc < 0)
+			return rc;
+		rc = pipeline_input(r->pipe, &ev);
+		if (rc < 0)
+			return rc;
+		rc = pipeline_advance(r->pipe, *frames_wm, r->last_input_ns);
+		if (rc < 0)
+			return rc;
+		rc = serve_api(r, *frames_wm);
+		if (rc < 0)
+			return rc;
+	}
+	return rc;
+}
+
+/* The end of the input: every tap still waiting is finalized. */
+static int
+replay_finish(struct replay *r, int64_t *frames_wm)
+{
+	int64_t input_end;
+	int rc;
+
+	/* A contact still down at the end of the log never ended. */
+	if (pipeline_gesture_in_progress(r->pipe))
+		log_info("a gesture was still in progress at the end of the "
+			 "input");
+	if (stopping(r)) {
+		/*
+		 * Stopped early: the frames read so far are all there is, and
+		 * taps whose windows they do not cover are truncated.
+		 */
+		log_info("stopping: pending taps are stored as truncated");
+		input_end = r->last_input_ns;
+	} else {
+		rc = finish_frames(r, frames_wm);
+		if (rc < 0)
+			return rc;
+		/*
+		 * The input was recorded as long as the frames were: no
+		 * touch-down came after the last input event until the frame
+		 * data ends.
+		 */
+		input_end = r->last_input_ns;
+		if (*frames_wm > input_end)
+			input_end = *frames_wm;
+	}
+	return pipeline_finish(r->pipe, *frames_wm, input_end);
 }
 
 int
 replay_run(const struct replay_options *opts, FILE *out)
 {
 	struct replay r;
-	struct pipeline_options po;
-	struct device_info dev;
-	struct touch_event ev;
-	struct getevent_axis gx, gy;
-	struct gesture_axis ax, ay;
-	int have_axes = 0;
-	char *input_spec = NULL, *frames_spec = NULL, *fg_spec = NULL;
-	char *device_path = NULL, *file = NULL, *devnode = NULL;
 	char *stats = NULL, *source = NULL;
-	int64_t run_id = 0, frames_wm = INT64_MIN, input_end, wall0;
-	struct timespec ts0;
-	int have_dev = 0;
+	int64_t run_id = 0, frames_wm = INT64_MIN;
+	size_t i;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
@@ -500,27 +620,9 @@ replay_run(const struct replay_options *opts, FILE *out)
 		log_error("replay needs --db PATH");
 		return -EINVAL;
 	}
-	rc = resolve_sources(opts, &input_spec, &frames_spec, &fg_spec,
-			     &device_path);
-	if (rc < 0)
-		goto out;
-	rc = parse_input(input_spec, &file, &devnode);
-	if (rc < 0)
-		goto out;
-	if (device_path) {
-		rc = device_load(device_path, &dev);
-		if (rc < 0) {
-			if (rc != -EINVAL)
-				log_error("cannot read '%s': %s", device_path,
-					  strerror(-rc));
-			goto out;
-		}
-		have_dev = 1;
-	}
-	rc = getevent_open(file, devnode, &r.input);
-	if (rc < 0)
-		goto out;
-	rc = open_foreground(fg_spec, &r.fg);
+	rc = check_options(&r);
+	if (rc == 0)
+		rc = open_sources(&r);
 	if (rc < 0)
 		goto out;
 	rc = store_open(opts->db, 0, &r.store);
@@ -531,34 +633,19 @@ replay_run(const struct replay_options *opts, FILE *out)
 		if (rc < 0)
 			goto out;
 	}
-
-	po = opts->thresholds;
-	/* The log's own "getevent -p" block gives the ranges, if it has one. */
-	if (getevent_get_axis(r.input, ABS_MT_POSITION_X, &gx) == 0 &&
-	    getevent_get_axis(r.input, ABS_MT_POSITION_Y, &gy) == 0) {
-		ax.min = gx.min;
-		ax.max = gx.max;
-		ay.min = gy.min;
-		ay.max = gy.max;
-		have_axes = 1;
-	}
-	memset(&r.pcfg, 0, sizeof(r.pcfg));
-	pipeline_configure(&r.pcfg, &po, have_dev ? &dev : NULL,
-			   have_axes ? &ax : NULL, have_axes ? &ay : NULL);
 	r.pcfg.store = r.store;
-	r.pcfg.fg = r.fg;
 	r.pcfg.metrics = r.metrics;
 	r.pcfg.events = r.events;
 	rc = pipeline_new(&r.pcfg, &r.pipe);
 	if (rc < 0)
 		goto out;
-	rc = frames_source_open(frames_spec, pipeline_correlate(r.pipe),
-				&r.frames);
-	if (rc < 0)
-		goto out;
-	if (asprintf(&source, "input=%s frames=%s foreground=%s", input_spec,
-		     frames_spec ? frames_spec : "none",
-		     fg_spec ? fg_spec : "none") < 0) {
+	if (asprintf(&source, "input=%s frames=%s foreground=%s",
+		     r.text[SOURCE_ROLE_INPUT],
+		     r.text[SOURCE_ROLE_FRAMES] ? r.text[SOURCE_ROLE_FRAMES]
+						: "none",
+		     r.text[SOURCE_ROLE_FOREGROUND]
+			     ? r.text[SOURCE_ROLE_FOREGROUND]
+			     : "none") < 0) {
 		source = NULL;
 		rc = -ENOMEM;
 		goto out;
@@ -566,68 +653,14 @@ replay_run(const struct replay_options *opts, FILE *out)
 	rc = store_begin_run(r.store, "replay", source, &run_id);
 	if (rc < 0)
 		goto out;
-	setup_wall(&r, &dev, have_dev);
-	if (r.api)
-		set_sources(&r, STATUS_HEALTH_UP, file, frames_spec, fg_spec);
-	clock_gettime(CLOCK_MONOTONIC, &ts0);
-	wall0 = ts0.tv_sec * INT64_C(1000000000) + ts0.tv_nsec;
-
-	/*
-	 * Event time drives everything: before an input event is used, the
-	 * frame source is read far enough ahead that every frame the
-	 * correlator may need for the taps before it is in.
-	 */
-	while (!stopping(&r) && (rc = getevent_next(r.input, &ev)) == 1) {
-		if (r.first_input_ns == INT64_MIN)
-			r.first_input_ns = ev.time_ns;
-		if (ev.time_ns > r.last_input_ns)
-			r.last_input_ns = ev.time_ns;
-		pace_to(&r, ev.time_ns, r.first_input_ns, wall0, frames_wm);
-		rc = frames_source_pump(r.frames, r.last_input_ns, &frames_wm);
-		if (rc < 0)
-			goto out;
-		rc = pipeline_input(r.pipe, &ev);
-		if (rc < 0)
-			goto out;
-		rc = pipeline_advance(r.pipe, frames_wm, r.last_input_ns);
-		if (rc < 0)
-			goto out;
-		rc = serve_api(&r, frames_wm);
-		if (rc < 0)
-			goto out;
-	}
+	setup_wall(&r, &r.dev, r.have_dev);
+	report_sources(&r, 0);
+	rc = replay_events(&r, &frames_wm);
+	if (rc == 0)
+		rc = replay_finish(&r, &frames_wm);
 	if (rc < 0)
 		goto out;
-	/* A contact still down at the end of the log never ended: no gesture.
-	 */
-	if (pipeline_gesture_in_progress(r.pipe))
-		log_info("a gesture was still in progress at the end of the "
-			 "input");
-	if (stopping(&r)) {
-		/*
-		 * Stopped early: the frames read so far are all there is, and
-		 * taps whose windows they do not cover are truncated.
-		 */
-		log_info("stopping: pending taps are stored as truncated");
-		input_end = r.last_input_ns;
-	} else {
-		rc = frames_source_finish(r.frames, &frames_wm);
-		if (rc < 0)
-			goto out;
-		/*
-		 * The input was recorded as long as the frames were: no
-		 * touch-down came after the last input event until the frame
-		 * data ends.
-		 */
-		input_end = r.last_input_ns;
-		if (frames_wm > input_end)
-			input_end = frames_wm;
-	}
-	rc = pipeline_finish(r.pipe, frames_wm, input_end);
-	if (rc < 0)
-		goto out;
-	if (r.api)
-		set_sources(&r, STATUS_HEALTH_DONE, file, frames_spec, fg_spec);
+	report_sources(&r, 1);
 	rc = serve_api(&r, frames_wm);
 	if (rc < 0)
 		goto out;
@@ -635,7 +668,7 @@ replay_run(const struct replay_options *opts, FILE *out)
 	rc = store_end_run(r.store, stats);
 	if (rc < 0)
 		goto out;
-	print_summary(&r, out, file, run_id);
+	print_summary(&r, out, run_id);
 	if (r.api) {
 		fprintf(out, "\nreplay done; serving until interrupted\n");
 		fflush(out);
@@ -643,18 +676,14 @@ replay_run(const struct replay_options *opts, FILE *out)
 	}
 out:
 	stop_api(&r);
-	frames_source_close(r.frames);
 	pipeline_free(r.pipe);
 	store_close(r.store);
-	foreground_free(r.fg);
-	getevent_free(r.input);
+	for (i = r.n_src; i > 0; i--)
+		source_free(r.src[i - 1]);
+	for (i = 0; i < SOURCE_ROLE_COUNT; i++)
+		free(r.text[i]);
 	free(stats);
 	free(source);
-	free(input_spec);
-	free(frames_spec);
-	free(fg_spec);
-	free(device_path);
-	free(file);
-	free(devnode);
+	free(r.device_path);
 	return rc < 0 ? rc : 0;
 }

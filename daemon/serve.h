@@ -24,10 +24,4 @@ struct serve_options {
  */
 int serve_run(const struct serve_options *opts);
 
-/*
- * Writes "HOST:PORT" for the address given to --listen (the default when
- * NULL) and the port actually bound.  Returns 0 or -ENOSPC.
- */
-int serve_url(const char *listen, uint16_t port, char *buf, size_t len);
-
 #endif

@@ -1,0 +1,308 @@
+/*
+ * The input sources: the live touch screen (evdev) and a recorded
+ * `getevent` log.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input_evdev.h"
+#include "input_getevent.h"
+#include "log.h"
+#include "loop.h"
+#include "pipeline.h"
+#include "source.h"
+#include "status.h"
+
+/* ---- evdev: the live touch screen ---- */
+
+struct source_evdev {
+	struct input_evdev *ie;
+	struct pipeline *pipe; /* during a dispatch only */
+};
+
+static int
+source_evdev_event(void *ctx, const struct touch_event *ev)
+{
+	struct source_evdev *se = ctx;
+
+	return pipeline_input(se->pipe, ev);
+}
+
+static void
+source_evdev_added(void *ctx, const char *path, const char *name)
+{
+	(void)ctx;
+	log_info("reading touch screen '%s' \"%s\"", path, name);
+}
+
+static void
+source_evdev_removed(void *ctx, const char *path)
+{
+	struct source_evdev *se = ctx;
+	int rc;
+
+	log_warnx("touch screen '%s' is gone; waiting for it to come back",
+		  path);
+	/* Contacts still down end here, flagged: their end was never seen. */
+	rc = pipeline_input_lost(se->pipe, loop_now_ns());
+	if (rc < 0)
+		log_warnx("cannot end the contacts of '%s': %s", path,
+			  strerror(-rc));
+}
+
+static int
+source_evdev_fd(void *impl)
+{
+	struct source_evdev *se = impl;
+
+	return input_evdev_fd(se->ie);
+}
+
+static int
+source_evdev_dispatch(void *impl, struct pipeline *p)
+{
+	static const struct input_evdev_callbacks cbs = {
+		source_evdev_event,
+		source_evdev_added,
+		source_evdev_removed,
+	};
+	struct source_evdev *se = impl;
+	int rc;
+
+	se->pipe = p;
+	rc = input_evdev_dispatch(se->ie, &cbs, se);
+	se->pipe = NULL;
+	return rc;
+}
+
+static int
+source_evdev_axis(void *impl, uint16_t code, int32_t *min, int32_t *max)
+{
+	struct source_evdev *se = impl;
+
+	return input_evdev_axis(se->ie, code, min, max);
+}
+
+static void
+source_evdev_free(void *impl)
+{
+	struct source_evdev *se = impl;
+
+	if (!se)
+		return;
+	input_evdev_free(se->ie);
+	free(se);
+}
+
+static const struct source_ops source_evdev_ops = {
+	.fd = source_evdev_fd,
+	.dispatch = source_evdev_dispatch,
+	.axis = source_evdev_axis,
+	.free = source_evdev_free,
+};
+
+static int
+source_evdev_create(const char *arg, const struct source_env *env,
+		    struct source **out)
+{
+	struct input_evdev_config cfg;
+	struct source_evdev *se;
+	int rc;
+
+	*out = NULL;
+	se = calloc(1, sizeof(*se));
+	if (!se)
+		return -ENOMEM;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.device = arg;
+	cfg.sysroot = env->sysroot;
+	cfg.status = env->status;
+	rc = input_evdev_new(&cfg, &se->ie);
+	if (rc < 0) {
+		free(se);
+		return rc;
+	}
+	return source_wrap(&source_input_evdev, &source_evdev_ops, se, out);
+}
+
+const struct source_kind source_input_evdev = {
+	.name = "evdev",
+	.syntax = "evdev[:/dev/input/eventN]",
+	.mode = SOURCE_MODE_LIVE,
+	.role = SOURCE_ROLE_INPUT,
+	.arg = SOURCE_ARG_OPTIONAL,
+	.create = source_evdev_create,
+};
+
+/* ---- getevent: a recorded log ---- */
+
+struct source_getevent {
+	struct getevent *g;
+	char *file;
+};
+
+/*
+ * Splits "FILE@DEVICE".  The device part is recognized only as
+ * "@/dev/...", so a file name with '@' still works.
+ */
+static int
+source_getevent_split(const char *arg, char **file, char **device)
+{
+	const char *at = strstr(arg, "@/dev/");
+
+	*file = at ? strndup(arg, (size_t)(at - arg)) : strdup(arg);
+	*device = at ? strdup(at + 1) : NULL;
+	if (!*file || (at && !*device)) {
+		free(*file);
+		free(*device);
+		*file = *device = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int
+source_getevent_next(void *impl, struct touch_event *ev)
+{
+	struct source_getevent *sg = impl;
+
+	return getevent_next(sg->g, ev);
+}
+
+static int
+source_getevent_axis(void *impl, uint16_t code, int32_t *min, int32_t *max)
+{
+	struct source_getevent *sg = impl;
+	struct getevent_axis a;
+	int rc;
+
+	rc = getevent_get_axis(sg->g, code, &a);
+	if (rc < 0)
+		return rc;
+	*min = a.min;
+	*max = a.max;
+	return 0;
+}
+
+static int
+source_getevent_time_range(void *impl, int64_t *first, int64_t *last)
+{
+	struct source_getevent *sg = impl;
+
+	return getevent_time_range(sg->g, first, last);
+}
+
+static void
+source_getevent_fill_status(void *impl, struct status_snapshot *s)
+{
+	struct source_getevent *sg = impl;
+	struct getevent_stats gs;
+
+	getevent_get_stats(sg->g, &gs);
+	s->input_lines_skipped = gs.skipped;
+}
+
+static void
+source_getevent_report(void *impl, struct status *st, int done)
+{
+	struct source_getevent *sg = impl;
+
+	status_set_source(st, STATUS_SOURCE_INPUT,
+			  done ? STATUS_HEALTH_DONE : STATUS_HEALTH_UP,
+			  "getevent", "'%s'", sg->file);
+}
+
+static void
+source_getevent_print(void *impl, FILE *out)
+{
+	struct source_getevent *sg = impl;
+	struct getevent_stats gs;
+
+	getevent_get_stats(sg->g, &gs);
+	fprintf(out, "input      '%s'", sg->file);
+	if (getevent_device(sg->g)[0])
+		fprintf(out, " device %s", getevent_device(sg->g));
+	if (getevent_device_name(sg->g))
+		fprintf(out, " \"%s\"", getevent_device_name(sg->g));
+	fprintf(out, "\n");
+	fprintf(out,
+		"lines      %" PRIu64 " read, %" PRIu64 " skipped, %" PRIu64
+		" events of this device, %" PRIu64 " of others\n",
+		gs.lines, gs.skipped, gs.events, gs.other_events);
+}
+
+static char *
+source_getevent_json(void *impl)
+{
+	struct source_getevent *sg = impl;
+	struct getevent_stats gs;
+	char *s;
+
+	getevent_get_stats(sg->g, &gs);
+	if (asprintf(&s,
+		     "\"lines\":%" PRIu64 ",\"skipped\":%" PRIu64
+		     ",\"events\":%" PRIu64,
+		     gs.lines, gs.skipped, gs.events) < 0)
+		return NULL;
+	return s;
+}
+
+static void
+source_getevent_free(void *impl)
+{
+	struct source_getevent *sg = impl;
+
+	if (!sg)
+		return;
+	getevent_free(sg->g);
+	free(sg->file);
+	free(sg);
+}
+
+static const struct source_ops source_getevent_ops = {
+	.next = source_getevent_next,
+	.axis = source_getevent_axis,
+	.time_range = source_getevent_time_range,
+	.fill_status = source_getevent_fill_status,
+	.report = source_getevent_report,
+	.print = source_getevent_print,
+	.json = source_getevent_json,
+	.free = source_getevent_free,
+};
+
+static int
+source_getevent_create(const char *arg, const struct source_env *env,
+		       struct source **out)
+{
+	struct source_getevent *sg;
+	char *device = NULL;
+	int rc;
+
+	(void)env;
+	*out = NULL;
+	sg = calloc(1, sizeof(*sg));
+	if (!sg)
+		return -ENOMEM;
+	rc = source_getevent_split(arg, &sg->file, &device);
+	if (rc == 0)
+		rc = getevent_open(sg->file, device, &sg->g);
+	free(device);
+	if (rc < 0) {
+		source_getevent_free(sg);
+		return rc;
+	}
+	return source_wrap(&source_input_getevent, &source_getevent_ops, sg,
+			   out);
+}
+
+const struct source_kind source_input_getevent = {
+	.name = "getevent",
+	.syntax = "getevent:FILE[@/dev/input/eventN]",
+	.mode = SOURCE_MODE_REPLAY,
+	.role = SOURCE_ROLE_INPUT,
+	.arg = SOURCE_ARG_REQUIRED,
+	.create = source_getevent_create,
+};

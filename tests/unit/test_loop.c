@@ -1,0 +1,251 @@
+/*
+ * Tests of the ingest loop: fd callbacks, periodic timers, signals taken
+ * through a signalfd, a callback's error ending the run, an fd removed
+ * while its batch is dispatched, and the clocks.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "loop.h"
+
+#define MS INT64_C(1000000)
+
+struct counts {
+	struct loop *loop;
+	int fd_calls;
+	int timer_calls;
+	int other_calls;
+	int signals;
+	int last_signo;
+	int stop_after;
+	int fail_with;
+	int rfd;
+};
+
+static int
+on_fd(void *ctx, uint32_t events)
+{
+	struct counts *c = ctx;
+	char buf[16];
+
+	assert_true(events & EPOLLIN);
+	assert_true(read(c->rfd, buf, sizeof(buf)) > 0);
+	c->fd_calls++;
+	if (c->fail_with)
+		return c->fail_with;
+	if (c->fd_calls >= c->stop_after)
+		loop_stop(c->loop);
+	return 0;
+}
+
+static int
+on_timer(void *ctx)
+{
+	struct counts *c = ctx;
+
+	c->timer_calls++;
+	if (c->timer_calls >= c->stop_after)
+		loop_stop(c->loop);
+	return 0;
+}
+
+static int
+on_other_timer(void *ctx)
+{
+	struct counts *c = ctx;
+
+	c->other_calls++;
+	return 0;
+}
+
+static int
+on_signal(void *ctx, int signo)
+{
+	struct counts *c = ctx;
+
+	c->signals++;
+	c->last_signo = signo;
+	loop_stop(c->loop);
+	return 0;
+}
+
+static void
+test_new_free(void **state)
+{
+	struct loop *l = NULL;
+
+	(void)state;
+	assert_int_equal(loop_new(&l), 0);
+	assert_non_null(l);
+	loop_free(l);
+	loop_free(NULL);
+}
+
+static void
+test_fd(void **state)
+{
+	struct counts c;
+	int p[2];
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(pipe(p), 0);
+	c.rfd = p[0];
+	c.stop_after = 2;
+	assert_int_equal(loop_new(&c.loop), 0);
+	assert_int_equal(loop_add_fd(c.loop, p[0], EPOLLIN, on_fd, &c), 0);
+	/* The callback stops the run after its first call. */
+	assert_int_equal(write(p[1], "a", 1), 1);
+	c.stop_after = 1;
+	assert_int_equal(loop_run(c.loop), 0);
+	assert_int_equal(c.fd_calls, 1);
+	/* A second run goes on where the first stopped. */
+	assert_int_equal(write(p[1], "c", 1), 1);
+	c.stop_after = 2;
+	assert_int_equal(loop_run(c.loop), 0);
+	assert_int_equal(c.fd_calls, 2);
+	/* The fd is the caller's: still open after loop_free(). */
+	loop_free(c.loop);
+	assert_int_equal(write(p[1], "d", 1), 1);
+	close(p[0]);
+	close(p[1]);
+}
+
+static void
+test_fd_error(void **state)
+{
+	struct counts c;
+	int p[2];
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(pipe(p), 0);
+	c.rfd = p[0];
+	c.fail_with = -ENOMEM;
+	assert_int_equal(loop_new(&c.loop), 0);
+	assert_int_equal(loop_add_fd(c.loop, p[0], EPOLLIN, on_fd, &c), 0);
+	assert_int_equal(write(p[1], "a", 1), 1);
+	/* A callback's negative value ends the run and is returned. */
+	assert_int_equal(loop_run(c.loop), -ENOMEM);
+	assert_int_equal(c.fd_calls, 1);
+	loop_free(c.loop);
+	close(p[0]);
+	close(p[1]);
+}
+
+static void
+test_del_fd(void **state)
+{
+	struct counts c;
+	int p[2];
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(pipe(p), 0);
+	c.rfd = p[0];
+	c.stop_after = 3;
+	assert_int_equal(loop_new(&c.loop), 0);
+	assert_int_equal(loop_add_fd(c.loop, p[0], EPOLLIN, on_fd, &c), 0);
+	assert_int_equal(loop_del_fd(c.loop, p[0]), 0);
+	assert_int_equal(loop_del_fd(c.loop, p[0]), -ENOENT);
+	assert_int_equal(loop_del_fd(c.loop, 12345), -ENOENT);
+	/* Removed, the fd is no longer watched: only the timer stops it. */
+	assert_int_equal(write(p[1], "a", 1), 1);
+	assert_int_equal(loop_add_timer(c.loop, 10, on_timer, &c), 0);
+	assert_int_equal(loop_run(c.loop), 0);
+	assert_int_equal(c.fd_calls, 0);
+	assert_int_equal(c.timer_calls, 3);
+	loop_free(c.loop);
+	close(p[0]);
+	close(p[1]);
+}
+
+static void
+test_timers(void **state)
+{
+	struct counts c;
+	int64_t t0, dt;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.stop_after = 5;
+	assert_int_equal(loop_new(&c.loop), 0);
+	assert_int_equal(loop_add_timer(c.loop, 0, on_timer, &c), -EINVAL);
+	assert_int_equal(loop_add_timer(c.loop, -5, on_timer, &c), -EINVAL);
+	assert_int_equal(loop_add_timer(c.loop, 10, on_timer, &c), 0);
+	assert_int_equal(loop_add_timer(c.loop, 1000, on_other_timer, &c), 0);
+	t0 = loop_now_ns();
+	assert_int_equal(loop_run(c.loop), 0);
+	dt = loop_now_ns() - t0;
+	/* Five periods of 10 ms, the first after one period, not before. */
+	assert_int_equal(c.timer_calls, 5);
+	assert_true(dt >= 45 * MS);
+	assert_true(dt < 900 * MS);
+	/* The slow timer has not come due yet. */
+	assert_int_equal(c.other_calls, 0);
+	loop_free(c.loop);
+}
+
+static void
+test_signals(void **state)
+{
+	static const int sigs[] = {SIGUSR1, SIGUSR2};
+	struct counts c;
+	sigset_t now;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(loop_new(&c.loop), 0);
+	assert_int_equal(loop_add_signals(c.loop, sigs, 2, on_signal, &c), 0);
+	/* Blocked now, so that the signal waits in the signalfd. */
+	assert_int_equal(pthread_sigmask(SIG_BLOCK, NULL, &now), 0);
+	assert_true(sigismember(&now, SIGUSR1));
+	assert_true(sigismember(&now, SIGUSR2));
+	assert_int_equal(kill(getpid(), SIGUSR2), 0);
+	assert_int_equal(loop_run(c.loop), 0);
+	assert_int_equal(c.signals, 1);
+	assert_int_equal(c.last_signo, SIGUSR2);
+	/* Freed, the loop gives the signals back to normal delivery. */
+	loop_free(c.loop);
+	assert_int_equal(pthread_sigmask(SIG_BLOCK, NULL, &now), 0);
+	assert_false(sigismember(&now, SIGUSR1));
+	assert_false(sigismember(&now, SIGUSR2));
+}
+
+static void
+test_clocks(void **state)
+{
+	int64_t a, b, rt;
+
+	(void)state;
+	a = loop_now_ns();
+	b = loop_now_ns();
+	rt = loop_realtime_ns();
+	assert_true(a > 0);
+	assert_true(b >= a);
+	/* Some time after 2020: the wall clock is a real one. */
+	assert_true(rt > INT64_C(1577836800) * 1000000000);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_new_free), cmocka_unit_test(test_fd),
+		cmocka_unit_test(test_fd_error), cmocka_unit_test(test_del_fd),
+		cmocka_unit_test(test_timers),	 cmocka_unit_test(test_signals),
+		cmocka_unit_test(test_clocks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
