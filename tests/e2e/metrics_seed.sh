@@ -31,16 +31,10 @@ for tool in curl sqlite3; do
 	fi
 done
 
+. "$(dirname "$0")/lib/server.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tapd-metrics-seed.XXXXXX") || exit 1
-pids=()
 cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" 2>/dev/null
-	done
+	stop_servers
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -95,15 +89,12 @@ check "first replay (--frames none): exit 0" 0 $?
 "$tapd" replay --session "$tmp/s2" --db "$db" >"$tmp/r2.out" 2>&1
 check "second replay: exit 0" 0 $?
 
-"$tapd" replay --session "$tmp/s3" --db "$db" --listen 127.0.0.1:0 \
-	>"$tmp/r3.out" 2>"$tmp/r3.err" &
-pid=$!
-pids+=("$pid")
-if ! wait_line "$tmp/r3.out" '^replay done; serving' "$pid"; then
-	ko "replay --listen did not finish: $(tail -n 3 "$tmp/r3.err")"
+if ! start_server "$tmp/r3.out" "$tapd" replay --session "$tmp/s3" --db "$db" \
+	--listen 127.0.0.1:0 ||
+	! wait_line "$tmp/r3.out" '^replay done; serving' "$pid"; then
+	ko "replay --listen did not finish: $(tail -n 3 "$tmp/r3.out.err")"
 	finish
 fi
-url=$(sed -n 's/^listening on //p' "$tmp/r3.out" | head -n 1)
 ok "third replay serves on $url"
 
 "${CURL[@]}" -o "$tmp/m3" "$url/metrics"
@@ -122,20 +113,14 @@ check "replay --listen: taps by app and status as in the database" \
 check "replay --listen: tapd_gestures_total{kind=\"tap\"} as in the database" \
 	"$(sqlite3 -readonly "$db" "SELECT count(*) FROM taps WHERE kind = 'tap'")" \
 	"$(sed -n 's/^tapd_gestures_total{kind="tap"} //p' "$tmp/m3")"
-kill -TERM "$pid"
-wait "$pid"
-check "replay --listen: SIGTERM ends it with exit 0" 0 $?
+stop_server "$pid"
+check "replay --listen: SIGTERM ends it with exit 0" 0 "$status"
 
 # tapd serve over the same database says the same.
-"$tapd" serve --db "$db" --listen 127.0.0.1:0 >"$tmp/serve.out" \
-	2>"$tmp/serve.err" &
-pid=$!
-pids+=("$pid")
-if ! wait_line "$tmp/serve.out" '^listening on ' "$pid"; then
-	ko "tapd serve did not listen: $(tail -n 3 "$tmp/serve.err")"
+if ! start_server "$tmp/serve.out" "$tapd" serve --db "$db" --listen 127.0.0.1:0; then
+	ko "tapd serve did not listen: $(tail -n 3 "$tmp/serve.out.err")"
 	finish
 fi
-url=$(sed -n 's/^listening on //p' "$tmp/serve.out" | head -n 1)
 "${CURL[@]}" -o "$tmp/ms" "$url/metrics"
 check "GET /metrics of tapd serve" 0 $?
 check "tapd serve: taps by status as in the database" \
