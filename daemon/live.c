@@ -419,7 +419,7 @@ start_api(struct live *l)
 	/* The counters go on from what the database already holds. */
 	rc = dbpool_open_store(l->db, &ro, NULL);
 	if (rc == 0)
-		rc = metrics_load(l->metrics, store_db(ro));
+		rc = metrics_load(l->metrics, ro);
 	store_close(ro);
 	if (rc < 0)
 		return rc;
