@@ -148,7 +148,7 @@ api_stats_add_range(cJSON *o, const struct store_filter *f)
 }
 
 /*
- * The key of percentile p: its decimal text to the 6 decimals query.h
+ * The key of percentile p: its decimal text to the 6 decimals store_query.h
  * ranks it by, without trailing zeros ("50", "99.9", "0.000001").
  */
 static void

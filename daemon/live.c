@@ -509,10 +509,10 @@ start_frames(struct live *l)
 	const char *spec = l->o->frames;
 
 	if (strcmp(spec, "none") == 0) {
-		status_set_source(l->status, STATUS_SOURCE_FRAMES,
-				  STATUS_HEALTH_NONE, "none",
-				  "no frame source: taps are "
-				  "frames_unavailable");
+		status_set_source(
+			l->status, STATUS_SOURCE_FRAMES, STATUS_HEALTH_NONE,
+			"none", "no frame source: taps are %s",
+			store_status_names[STORE_STATUS_FRAMES_UNAVAILABLE]);
 		return 0;
 	}
 	frames_live_config_default(&cfg);

@@ -248,10 +248,10 @@ set_sources(struct replay *r, enum status_health h, const char *input,
 								  : "latency",
 				  "'%s'", strchr(frames, ':') + 1);
 	else
-		status_set_source(r->status, STATUS_SOURCE_FRAMES,
-				  STATUS_HEALTH_NONE, "none",
-				  "no frame source: taps are "
-				  "frames_unavailable");
+		status_set_source(
+			r->status, STATUS_SOURCE_FRAMES, STATUS_HEALTH_NONE,
+			"none", "no frame source: taps are %s",
+			store_status_names[STORE_STATUS_FRAMES_UNAVAILABLE]);
 	if (fg)
 		status_set_source(r->status, STATUS_SOURCE_FOREGROUND,
 				  STATUS_HEALTH_UP,
