@@ -434,8 +434,7 @@ api_sessions_stop(struct api_request *rq)
 	memset(&stop, 0, sizeof(stop));
 	stop.id = id;
 	stop.req = &req;
-	store_session_get(st, id, api_sessions_stopped, &stop);
-	if (!stop.json)
+	if (store_session_get(st, id, api_sessions_stopped, &stop) != 0)
 		api_sessions_stopped(&stop, NULL);
 	return stop.json ? api_request_reply_json(rq, 200, stop.json) : -ENOMEM;
 }

@@ -834,6 +834,6 @@ main(void)
 		cmocka_unit_test(test_snapshot),
 	};
 
-	log_init("test_query", LOG_LEVEL_WARN);
+	log_init("test_store_query", LOG_LEVEL_WARN);
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
