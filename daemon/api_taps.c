@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "api_request.h"
-#include "log.h"
 #include "store_taps.h"
 #include "tapjson.h"
 

@@ -4,6 +4,13 @@
  * from the migrations in sql/, embedded in the binary, applied in order and
  * tracked with PRAGMA user_version.  A file whose application_id is not
  * tapd's is refused, never written.
+ *
+ * The store owns the schema: no SQL over its tables is written anywhere
+ * else.  Readers get plain C data from store_taps.h (taps, frames, apps)
+ * and store_query.h (statistics); the names of the kinds, statuses and
+ * flags below are the daemon's only copy.  Its files: store.c (open,
+ * migrations, the errno map), store_write.c (the batched writer and the
+ * sessions), store_taps.c and store_query.c, sharing store_sql.h.
  */
 #ifndef TAPD_STORE_H
 #define TAPD_STORE_H
