@@ -1,5 +1,6 @@
 /*
- * The statements are built from fixed fragments with every value bound,
+ * Store query: the statistics of store_query.h.  The statements are built
+ * with the store's builder from fixed fragments with every value bound,
  * never printed into the SQL.  Each names the index it reads (INDEXED
  * BY): the indexes of sql/002-frames-hist.sql carry every column the
  * statistics use, so no statement reads the table, and a file copied off
