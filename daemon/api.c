@@ -651,7 +651,7 @@ api_seed_metrics(const char *db, struct metrics *m)
 	/* Opened the way the pool opens it, so a read-only copy works too. */
 	rc = dbpool_open_store(db, &st, NULL);
 	if (rc == 0)
-		rc = metrics_load(m, store_db(st));
+		rc = metrics_load(m, st);
 	store_close(st);
 	return rc;
 }

@@ -3,7 +3,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "api_request.h"
 #include "gesture.h"
 #include "status.h"
+#include "store.h"
 #include "timeparse.h"
 #include "version.h"
 
@@ -31,24 +31,6 @@ api_health_file_size(const char *path, const char *suffix)
 	return (double)sb.st_size;
 }
 
-/* One integer from a query of one row and one column. */
-static int
-api_health_query(sqlite3 *db, const char *sql, int64_t *out)
-{
-	sqlite3_stmt *stmt = NULL;
-	int rc;
-
-	rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		*out = sqlite3_column_int64(stmt, 0);
-		rc = SQLITE_OK;
-	}
-	sqlite3_finalize(stmt);
-	return rc;
-}
-
 /*
  * Adds "database": the file's schema version, row count and sizes.
  * Returns 1 when it could be read, 0 when not (then it says why), or
@@ -59,24 +41,22 @@ api_health_database(struct api_request *rq, cJSON *root)
 {
 	const char *path = api_request_db_path(rq);
 	int64_t version = 0, taps = 0;
+	struct store *st;
 	cJSON *db_obj;
-	sqlite3 *db;
 	int rc;
 
 	if (!path)
 		return cJSON_AddNullToObject(root, "database") ? 0 : -ENOMEM;
-	rc = api_request_db(rq, &db);
+	rc = api_request_store(rq, &st);
 	if (rc < 0)
 		return rc;
 	db_obj = cJSON_AddObjectToObject(root, "database");
 	if (!db_obj || !cJSON_AddStringToObject(db_obj, "path", path))
 		return -ENOMEM;
-	rc = api_health_query(db, "PRAGMA user_version", &version);
-	if (rc == SQLITE_OK)
-		rc = api_health_query(db, "SELECT count(*) FROM taps", &taps);
-	if (rc != SQLITE_OK)
+	rc = store_info(st, &version, &taps);
+	if (rc < 0)
 		return cJSON_AddStringToObject(db_obj, "error",
-					       sqlite3_errmsg(db))
+					       store_errmsg(st))
 			       ? 0
 			       : -ENOMEM;
 	if (!cJSON_AddNumberToObject(db_obj, "schema_version",

@@ -474,12 +474,12 @@ api_request_body(const struct api_request *rq, size_t *len)
 }
 
 int
-api_request_db(struct api_request *rq, sqlite3 **db)
+api_request_store(struct api_request *rq, struct store **st)
 {
 	int rc;
 
 	if (rq->store) {
-		*db = store_db(rq->store);
+		*st = rq->store;
 		return 0;
 	}
 	if (!rq->env->pool) {
@@ -496,7 +496,7 @@ api_request_db(struct api_request *rq, sqlite3 **db)
 					"the database is busy: try again");
 		return rc;
 	}
-	*db = store_db(rq->store);
+	*st = rq->store;
 	return 0;
 }
 

@@ -15,7 +15,6 @@
 #define TAPD_API_REQUEST_H
 
 #include <cjson/cJSON.h>
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -25,6 +24,7 @@ struct control;
 struct events;
 struct metrics;
 struct status;
+struct store;
 
 /* The handler of one route. */
 typedef int (*api_handler)(struct api_request *rq);
@@ -84,13 +84,13 @@ int api_request_check_range(struct api_request *rq, int64_t since,
 const char *api_request_body(const struct api_request *rq, size_t *len);
 
 /*
- * A read-only connection from the pool, held until the request ends (the
- * handler must not close it or keep it).  Returns 0 and sets *db, or a
- * negative errno (pool exhausted past its wait, database gone).  On
- * failure the 503 reply ("unavailable") is already queued, so the handler
- * just returns the errno.
+ * The read-only store of a connection from the pool, held until the
+ * request ends (the handler must not close it or keep it).  Returns 0 and
+ * sets *st, or a negative errno (pool exhausted past its wait, database
+ * gone).  On failure the 503 reply ("unavailable") is already queued, so
+ * the handler just returns the errno.
  */
-int api_request_db(struct api_request *rq, sqlite3 **db);
+int api_request_store(struct api_request *rq, struct store **st);
 
 /* The server's shared objects (any may be NULL: see api_config). */
 struct status *api_request_status(const struct api_request *rq);

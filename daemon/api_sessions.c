@@ -3,7 +3,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +11,7 @@
 #include "api_request.h"
 #include "control.h"
 #include "parse.h"
+#include "store.h"
 #include "timeparse.h"
 
 #define API_SESSIONS_NAME_MAX 128
@@ -61,37 +61,43 @@ fail:
 	return NULL;
 }
 
-#define API_SESSIONS_SELECT                                                    \
-	"SELECT s.id, s.name, s.started_ns, s.stopped_ns,"                     \
-	" (SELECT count(*) FROM taps t WHERE t.session = s.id)"                \
-	" FROM sessions s"
-
-/* The row stmt stands on, with name borrowed from it. */
+/* A session of the store as a row; the name stays borrowed. */
 static void
-api_sessions_read_row(sqlite3_stmt *stmt, struct api_sessions_row *r)
+api_sessions_row_of(const struct store_session *s, struct api_sessions_row *r)
 {
-	r->id = sqlite3_column_int64(stmt, 0);
-	r->name = (const char *)sqlite3_column_text(stmt, 1);
-	r->started_ns = sqlite3_column_int64(stmt, 2);
-	r->stopped_ns = sqlite3_column_type(stmt, 3) == SQLITE_NULL
-				? 0
-				: sqlite3_column_int64(stmt, 3);
-	r->taps = sqlite3_column_int64(stmt, 4);
+	r->id = s->id;
+	r->name = s->name;
+	r->started_ns = s->started_ns;
+	r->stopped_ns = s->stopped_ns < 0 ? 0 : s->stopped_ns;
+	r->taps = s->taps;
+}
+
+/* Adds one session to the list. */
+static int
+api_sessions_add(void *ctx, const struct store_session *s)
+{
+	struct api_sessions_row r;
+	cJSON *item;
+
+	api_sessions_row_of(s, &r);
+	item = api_sessions_json(&r);
+	if (!item)
+		return -ENOMEM;
+	cJSON_AddItemToArray(ctx, item);
+	return 0;
 }
 
 int
 api_sessions_list(struct api_request *rq)
 {
-	struct api_sessions_row r;
-	sqlite3_stmt *stmt = NULL;
-	cJSON *root = NULL, *list, *item;
-	sqlite3 *db;
+	cJSON *root = NULL, *list;
+	struct store *st;
 	int rc;
 
 	rc = api_request_allow(rq, api_sessions_no_params);
 	if (rc < 0)
 		return rc;
-	rc = api_request_db(rq, &db);
+	rc = api_request_store(rq, &st);
 	if (rc < 0)
 		return rc;
 	rc = -ENOMEM;
@@ -99,32 +105,18 @@ api_sessions_list(struct api_request *rq)
 	list = cJSON_AddArrayToObject(root, "sessions");
 	if (!list)
 		goto out;
-	if (sqlite3_prepare_v2(db, API_SESSIONS_SELECT " ORDER BY s.id", -1,
-			       &stmt, NULL) != SQLITE_OK) {
-		rc = api_request_reply_error(rq, 500, "internal",
-					     "cannot list sessions: %s",
-					     sqlite3_errmsg(db));
+	rc = store_session_list(st, api_sessions_add, list);
+	if (rc == -ENOMEM)
 		goto out;
-	}
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		api_sessions_read_row(stmt, &r);
-		item = api_sessions_json(&r);
-		if (!item) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		cJSON_AddItemToArray(list, item);
-	}
-	if (rc != SQLITE_DONE) {
+	if (rc < 0) {
 		rc = api_request_reply_error(rq, 500, "internal",
 					     "cannot list sessions: %s",
-					     sqlite3_errmsg(db));
+					     store_errmsg(st));
 		goto out;
 	}
 	rc = api_request_reply_json(rq, 200, root);
 	root = NULL;
 out:
-	sqlite3_finalize(stmt);
 	cJSON_Delete(root);
 	return rc;
 }
@@ -352,15 +344,40 @@ api_sessions_path_id(const char *path, int64_t *id)
 	return parse_int64(digits, 1, INT64_MAX, id);
 }
 
+/* The answer of a stop: the session as stored, with the writer's times. */
+struct api_sessions_stop {
+	int64_t id;
+	const struct control_request *req;
+	cJSON *json;
+};
+
+/* Builds the answer from s (NULL when the reader does not see it). */
+static int
+api_sessions_stopped(void *ctx, const struct store_session *s)
+{
+	struct api_sessions_stop *stop = ctx;
+	const struct control_request *req = stop->req;
+	struct api_sessions_row r;
+
+	memset(&r, 0, sizeof(r));
+	if (s)
+		api_sessions_row_of(s, &r);
+	r.id = req->result_id ? req->result_id : stop->id;
+	if (req->started_ns)
+		r.started_ns = req->started_ns;
+	r.stopped_ns = req->stopped_ns;
+	/* Built while the name is still borrowed from the store. */
+	stop->json = api_sessions_json(&r);
+	return 0;
+}
+
 int
 api_sessions_stop(struct api_request *rq)
 {
 	struct control_request req;
-	struct api_sessions_row r;
+	struct api_sessions_stop stop;
 	struct control *control;
-	sqlite3_stmt *stmt = NULL;
-	cJSON *json;
-	sqlite3 *db;
+	struct store *st;
 	int64_t id;
 	int rc;
 
@@ -380,7 +397,7 @@ api_sessions_stop(struct api_request *rq)
 	 * The connection is taken first: once the session is stopped, the
 	 * answer must say so, not that the database was busy.
 	 */
-	rc = api_request_db(rq, &db);
+	rc = api_request_store(rq, &st);
 	if (rc < 0)
 		return rc;
 	memset(&req, 0, sizeof(req));
@@ -412,19 +429,12 @@ api_sessions_stop(struct api_request *rq)
 	/*
 	 * The name and the tap count are in the database; the times come
 	 * from the writer, which knows them even before a reader sees them.
+	 * A session the reader cannot see yet still gets its answer.
 	 */
-	memset(&r, 0, sizeof(r));
-	if (sqlite3_prepare_v2(db, API_SESSIONS_SELECT " WHERE s.id = ?1", -1,
-			       &stmt, NULL) == SQLITE_OK &&
-	    sqlite3_bind_int64(stmt, 1, id) == SQLITE_OK &&
-	    sqlite3_step(stmt) == SQLITE_ROW)
-		api_sessions_read_row(stmt, &r);
-	r.id = req.result_id ? req.result_id : id;
-	if (req.started_ns)
-		r.started_ns = req.started_ns;
-	r.stopped_ns = req.stopped_ns;
-	/* Built before the statement goes: the name is borrowed from it. */
-	json = api_sessions_json(&r);
-	sqlite3_finalize(stmt);
-	return json ? api_request_reply_json(rq, 200, json) : -ENOMEM;
+	memset(&stop, 0, sizeof(stop));
+	stop.id = id;
+	stop.req = &req;
+	if (store_session_get(st, id, api_sessions_stopped, &stop) != 0)
+		api_sessions_stopped(&stop, NULL);
+	return stop.json ? api_request_reply_json(rq, 200, stop.json) : -ENOMEM;
 }

@@ -1,7 +1,7 @@
 /*
  * The statistics endpoints.  Every parameter goes through api_request.h's
  * checks, so that a typo is a 400 and never a silently ignored filter;
- * the numbers come from query.c.  Latencies are milliseconds with
+ * the numbers come from store_query.c.  Latencies are milliseconds with
  * microsecond precision (ns / 1e6 rounded to 3 decimals); an error bound
  * is rounded up instead, so that it stays a bound.
  */
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "api_request.h"
-#include "query.h"
+#include "store_query.h"
 #include "timeparse.h"
 
 /* Package names are at most 255 bytes on Android. */
@@ -27,11 +27,6 @@
 static const char *const api_stats_metrics[] = {"first_frame", "settle", NULL};
 static const char *const api_stats_methods[] = {"auto", "exact", "histogram",
 						NULL};
-static const char *const api_stats_kinds[] = {"tap", "long_press", "swipe",
-					      "multi", NULL};
-static const char *const api_stats_statuses[] = {
-	"ok",		"no_response", "truncated", "frames_unavailable",
-	"not_measured", NULL};
 
 static const char *const api_stats_percentiles_params[] = {
 	"app",	   "metric", "p",      "since",	 "until",
@@ -61,13 +56,13 @@ api_stats_ms_up(int64_t ns)
  * already queued.
  */
 static int
-api_stats_common(struct api_request *rq, struct query_filter *f, bool app,
-		 enum query_metric *metric)
+api_stats_common(struct api_request *rq, struct store_filter *f, bool app,
+		 enum store_query_metric *metric)
 {
-	int m = QUERY_FIRST_FRAME;
+	int m = STORE_QUERY_FIRST_FRAME;
 	int rc;
 
-	query_filter_init(f);
+	store_query_filter_init(f);
 	if (app) {
 		rc = api_request_param_word(rq, "app", API_STATS_APP_MAX,
 					    &f->app);
@@ -79,7 +74,7 @@ api_stats_common(struct api_request *rq, struct query_filter *f, bool app,
 					    &m);
 		if (rc < 0)
 			return rc;
-		*metric = (enum query_metric)m;
+		*metric = (enum store_query_metric)m;
 	}
 	rc = api_request_param_time(rq, "since", &f->since_ns);
 	if (rc >= 0)
@@ -109,11 +104,11 @@ api_stats_kinds_param(struct api_request *rq, unsigned *kinds)
 	for (p = v;; p = comma + 1) {
 		comma = strchr(p, ',');
 		len = comma ? (size_t)(comma - p) : strlen(p);
-		for (i = 0; api_stats_kinds[i]; i++)
-			if (strlen(api_stats_kinds[i]) == len &&
-			    strncmp(api_stats_kinds[i], p, len) == 0)
+		for (i = 0; store_kind_names[i]; i++)
+			if (strlen(store_kind_names[i]) == len &&
+			    strncmp(store_kind_names[i], p, len) == 0)
 				break;
-		if (!api_stats_kinds[i]) {
+		if (!store_kind_names[i]) {
 			api_request_reply_error(
 				rq, 400, "bad_request",
 				"bad parameter 'kind' ('%.64s'): "
@@ -143,7 +138,7 @@ api_stats_add_time(cJSON *o, const char *name, int64_t ns, int64_t open)
 
 /* The filters, echoed: since, until, session. */
 static bool
-api_stats_add_range(cJSON *o, const struct query_filter *f)
+api_stats_add_range(cJSON *o, const struct store_filter *f)
 {
 	return api_stats_add_time(o, "since", f->since_ns, INT64_MIN) &&
 	       api_stats_add_time(o, "until", f->until_ns, INT64_MAX) &&
@@ -153,7 +148,7 @@ api_stats_add_range(cJSON *o, const struct query_filter *f)
 }
 
 /*
- * The key of percentile p: its decimal text to the 6 decimals query.h
+ * The key of percentile p: its decimal text to the 6 decimals store_query.h
  * ranks it by, without trailing zeros ("50", "99.9", "0.000001").
  */
 static void
@@ -178,21 +173,22 @@ api_stats_p_key(double p, char *buf, size_t size)
 }
 
 /*
- * Adds what query_percentiles() found to o: count, method, max_error_ms
+ * Adds what store_query_percentiles() found to o: count, method, max_error_ms
  * (histogram only) and "percentiles": {"50": ms, ...} (null values when
  * nothing matched).  A p given twice appears once.
  */
 static bool
-api_stats_add_percentiles(cJSON *o, const struct query_percentiles *r)
+api_stats_add_percentiles(cJSON *o, const struct store_query_percentiles *r)
 {
 	cJSON *ps;
 	char key[32];
 	size_t i;
 
 	if (!cJSON_AddNumberToObject(o, "count", (double)r->count) ||
-	    !cJSON_AddStringToObject(o, "method", query_method_name(r->method)))
+	    !cJSON_AddStringToObject(o, "method",
+				     store_query_method_name(r->method)))
 		return false;
-	if (r->method == QUERY_METHOD_HISTOGRAM &&
+	if (r->method == STORE_QUERY_METHOD_HISTOGRAM &&
 	    !cJSON_AddNumberToObject(o, "max_error_ms",
 				     api_stats_ms_up(r->max_error_ns)))
 		return false;
@@ -223,14 +219,14 @@ int
 api_stats_percentiles(struct api_request *rq)
 {
 	static const double def_p[] = {50, 90, 95, 99};
-	enum query_metric metric = QUERY_FIRST_FRAME;
-	struct query_percentiles r;
-	struct query_filter f;
-	double p[QUERY_MAX_P];
+	enum store_query_metric metric = STORE_QUERY_FIRST_FRAME;
+	struct store_query_percentiles r;
+	struct store_filter f;
+	double p[STORE_QUERY_MAX_P];
 	size_t np = 0, i;
-	int method = QUERY_METHOD_AUTO, status = 0;
+	int method = STORE_QUERY_METHOD_AUTO, status = 0;
 	cJSON *root = NULL, *kinds;
-	sqlite3 *db;
+	struct store *st;
 	int rc;
 
 	rc = api_request_allow(rq, api_stats_percentiles_params);
@@ -239,7 +235,7 @@ api_stats_percentiles(struct api_request *rq)
 	rc = api_stats_common(rq, &f, true, &metric);
 	if (rc < 0)
 		return rc;
-	rc = api_request_param_list(rq, "p", 0, 100, p, QUERY_MAX_P, &np);
+	rc = api_request_param_list(rq, "p", 0, 100, p, STORE_QUERY_MAX_P, &np);
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
@@ -249,25 +245,26 @@ api_stats_percentiles(struct api_request *rq)
 	rc = api_stats_kinds_param(rq, &f.kinds);
 	if (rc < 0)
 		return rc;
-	rc = api_request_param_enum(rq, "status", api_stats_statuses, &status);
+	rc = api_request_param_enum(rq, "status", store_status_names, &status);
 	if (rc < 0)
 		return rc;
-	f.status = api_stats_statuses[status];
+	f.status = store_status_names[status];
 	rc = api_request_param_enum(rq, "method", api_stats_methods, &method);
 	if (rc < 0)
 		return rc;
-	rc = api_request_db(rq, &db);
+	rc = api_request_store(rq, &st);
 	if (rc < 0)
 		return rc;
-	rc = query_percentiles(db, &f, metric, (enum query_method)method, p, np,
-			       &r);
+	rc = store_query_percentiles(
+		st, &f, metric, (enum store_query_method)method, p, np, &r);
 	if (rc < 0)
 		return rc;
 
 	rc = -ENOMEM;
 	root = cJSON_CreateObject();
 	if (!root || !api_stats_add_app(root, f.app) ||
-	    !cJSON_AddStringToObject(root, "metric", query_metric_name(metric)))
+	    !cJSON_AddStringToObject(root, "metric",
+				     store_query_metric_name(metric)))
 		goto out;
 	if (!api_stats_add_percentiles(root, &r) ||
 	    !api_stats_add_range(root, &f))
@@ -275,12 +272,12 @@ api_stats_percentiles(struct api_request *rq)
 	kinds = cJSON_AddArrayToObject(root, "kind");
 	if (!kinds)
 		goto out;
-	for (i = 0; api_stats_kinds[i]; i++) {
+	for (i = 0; store_kind_names[i]; i++) {
 		cJSON *k;
 
 		if (!(f.kinds & (1u << i)))
 			continue;
-		k = cJSON_CreateString(api_stats_kinds[i]);
+		k = cJSON_CreateString(store_kind_names[i]);
 		if (!k || !cJSON_AddItemToArray(kinds, k)) {
 			cJSON_Delete(k);
 			goto out;
@@ -297,7 +294,7 @@ out:
 
 /* One entry of /v1/apps. */
 static cJSON *
-api_stats_app_json(const struct query_app *a)
+api_stats_app_json(const struct store_query_app *a)
 {
 	cJSON *o, *st, *m;
 	size_t i;
@@ -309,8 +306,8 @@ api_stats_app_json(const struct query_app *a)
 	st = cJSON_AddObjectToObject(o, "statuses");
 	if (!st)
 		goto fail;
-	for (i = 0; i < QUERY_STATUS_N; i++)
-		if (!cJSON_AddNumberToObject(st, query_statuses[i],
+	for (i = 0; i < STORE_QUERY_STATUS_N; i++)
+		if (!cJSON_AddNumberToObject(st, store_status_names[i],
 					     (double)a->status[i]))
 			goto fail;
 	m = cJSON_AddObjectToObject(o, "first_frame");
@@ -328,11 +325,11 @@ fail:
 int
 api_stats_apps(struct api_request *rq)
 {
-	struct query_app *apps = NULL;
-	struct query_filter f;
+	struct store_query_app *apps = NULL;
+	struct store_filter f;
 	cJSON *root = NULL, *list, *item;
 	size_t napps = 0, i;
-	sqlite3 *db;
+	struct store *st;
 	int rc;
 
 	rc = api_request_allow(rq, api_stats_apps_params);
@@ -341,10 +338,10 @@ api_stats_apps(struct api_request *rq)
 	rc = api_stats_common(rq, &f, false, NULL);
 	if (rc < 0)
 		return rc;
-	rc = api_request_db(rq, &db);
+	rc = api_request_store(rq, &st);
 	if (rc < 0)
 		return rc;
-	rc = query_apps(db, &f, &apps, &napps);
+	rc = store_query_apps(st, &f, &apps, &napps);
 	if (rc < 0)
 		return rc;
 
@@ -368,20 +365,20 @@ api_stats_apps(struct api_request *rq)
 	root = NULL;
 out:
 	cJSON_Delete(root);
-	query_apps_free(apps, napps);
+	store_query_apps_free(apps, napps);
 	return rc;
 }
 
 int
 api_stats_histogram(struct api_request *rq)
 {
-	enum query_metric metric = QUERY_FIRST_FRAME;
-	struct query_histogram h = {0};
+	enum store_query_metric metric = STORE_QUERY_FIRST_FRAME;
+	struct store_query_histogram h = {0};
 	int64_t nbuckets = API_STATS_BUCKETS_DEF;
-	struct query_filter f;
+	struct store_filter f;
 	cJSON *root = NULL, *list, *b;
 	double hi_ms;
-	sqlite3 *db;
+	struct store *st;
 	size_t i;
 	int rc;
 
@@ -395,10 +392,10 @@ api_stats_histogram(struct api_request *rq)
 				   &nbuckets);
 	if (rc < 0)
 		return rc;
-	rc = api_request_db(rq, &db);
+	rc = api_request_store(rq, &st);
 	if (rc < 0)
 		return rc;
-	rc = query_histogram(db, &f, metric, (size_t)nbuckets, &h);
+	rc = store_query_histogram(st, &f, metric, (size_t)nbuckets, &h);
 	if (rc < 0)
 		return rc;
 
@@ -406,10 +403,10 @@ api_stats_histogram(struct api_request *rq)
 	root = cJSON_CreateObject();
 	if (!root || !api_stats_add_app(root, f.app) ||
 	    !cJSON_AddStringToObject(root, "metric",
-				     query_metric_name(metric)) ||
+				     store_query_metric_name(metric)) ||
 	    !cJSON_AddNumberToObject(root, "count", (double)h.count) ||
 	    !cJSON_AddStringToObject(root, "method",
-				     query_method_name(h.method)))
+				     store_query_method_name(h.method)))
 		goto out;
 	list = cJSON_AddArrayToObject(root, "buckets");
 	if (!list)
@@ -440,6 +437,6 @@ api_stats_histogram(struct api_request *rq)
 	root = NULL;
 out:
 	cJSON_Delete(root);
-	query_histogram_release(&h);
+	store_query_histogram_release(&h);
 	return rc;
 }

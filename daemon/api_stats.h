@@ -2,7 +2,7 @@
  * Handlers of the statistics endpoints: GET /v1/percentiles, GET /v1/apps
  * and GET /v1/histogram (DESIGN.md section 4).  They validate the
  * parameters with api_request.h and compute over the request's read-only
- * connection with query.h.
+ * connection with store_query.h.
  */
 #ifndef TAPD_API_STATS_H
 #define TAPD_API_STATS_H

@@ -1,7 +1,7 @@
 /*
  * GET /v1/taps: see api_taps.h.  A page is at most 10,000 rows, so it is
- * built in memory by one statement (one short read transaction) and sent
- * as one buffer.
+ * built in memory by one walk of the store (one short read transaction)
+ * and sent as one buffer.
  */
 #include "api_taps.h"
 
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "api_request.h"
-#include "log.h"
+#include "store_taps.h"
 #include "tapjson.h"
 
 #define TAPS_LIMIT_DEFAULT 100
@@ -26,18 +26,12 @@ static const char *const params[] = {
 	"session", "after_id", "limit", "format", NULL,
 };
 
-static const char *const kinds[] = {"tap", "long_press", "swipe", "multi",
-				    NULL};
-static const char *const statuses[] = {
-	"ok",		"no_response", "truncated", "frames_unavailable",
-	"not_measured", NULL,
-};
 static const char *const formats[] = {"json", "ndjson", "csv", NULL};
 
 /* The validated filters of one request. */
 struct taps_query {
 	const char *app;
-	int kind, status;     /* index in kinds[] or statuses[], -1 for any */
+	int kind, status;     /* enum store_kind or store_status, -1 for any */
 	int64_t since, until; /* -1 when not set */
 	int64_t session;      /* 0 when not set */
 	int64_t after_id;
@@ -63,9 +57,10 @@ read_query(struct api_request *rq, struct taps_query *q)
 		    0 ||
 	    (rc = api_request_param_time(rq, "since", &q->since)) < 0 ||
 	    (rc = api_request_param_time(rq, "until", &q->until)) < 0 ||
-	    (rc = api_request_param_enum(rq, "kind", kinds, &q->kind)) < 0 ||
-	    (rc = api_request_param_enum(rq, "status", statuses, &q->status)) <
-		    0 ||
+	    (rc = api_request_param_enum(rq, "kind", store_kind_names,
+					 &q->kind)) < 0 ||
+	    (rc = api_request_param_enum(rq, "status", store_status_names,
+					 &q->status)) < 0 ||
 	    (rc = api_request_param_int(rq, "session", 1, INT64_MAX,
 					&q->session)) < 0 ||
 	    (rc = api_request_param_int(rq, "after_id", 0, INT64_MAX,
@@ -81,75 +76,33 @@ read_query(struct api_request *rq, struct taps_query *q)
 }
 
 /*
- * The statement text for the filters that are set, from constant pieces
- * only: every value is bound.  The page walks the table in id order and
- * stops after limit + 1 matches, one more than the page to learn whether
- * another follows.  The unary '+' keeps the planner from serving app,
- * kind, status or wall_ns from an index ordered by something else, which
- * would sort every match on every page: walking ids from after_id costs
- * the rows up to the page's end instead.  A session is short, and its
- * partial index lists its rows in id order, so that one may use it.
+ * The store's filter of the query.  Times are those the parameters give;
+ * a negative one, as -1, leaves its end open.
  */
-static int
-build_sql(const struct taps_query *q, char *sql, size_t size)
+static void
+taps_filter(const struct taps_query *q, struct store_filter *f)
 {
-	int n;
-
-	n = snprintf(sql, size,
-		     "SELECT " TAPJSON_COLUMNS " FROM taps WHERE id > ?1"
-		     "%s%s%s%s%s%s ORDER BY id LIMIT ?8",
-		     q->app ? " AND +app = ?2" : "",
-		     q->kind >= 0 ? " AND +kind = ?3" : "",
-		     q->status >= 0 ? " AND +status = ?4" : "",
-		     q->session > 0 ? " AND session = ?5" : "",
-		     q->since >= 0 ? " AND +wall_ns >= ?6" : "",
-		     q->until >= 0 ? " AND +wall_ns <= ?7" : "");
-	if (n < 0 || (size_t)n >= size)
-		return -ENOSPC;
-	return 0;
+	store_filter_init(f);
+	f->app = q->app;
+	if (q->kind >= 0)
+		f->kinds = 1u << q->kind;
+	if (q->status >= 0)
+		f->status = store_status_names[q->status];
+	f->session = q->session;
+	f->after_id = q->after_id;
+	if (q->since >= 0)
+		f->since_ns = q->since;
+	if (q->until >= 0)
+		f->until_ns = q->until;
 }
 
-static int
-bind_query(sqlite3_stmt *stmt, const struct taps_query *q)
-{
-	int rc;
-
-	rc = sqlite3_bind_int64(stmt, 1, q->after_id);
-	if (rc == SQLITE_OK && q->app)
-		rc = sqlite3_bind_text(stmt, 2, q->app, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK && q->kind >= 0)
-		rc = sqlite3_bind_text(stmt, 3, kinds[q->kind], -1,
-				       SQLITE_STATIC);
-	if (rc == SQLITE_OK && q->status >= 0)
-		rc = sqlite3_bind_text(stmt, 4, statuses[q->status], -1,
-				       SQLITE_STATIC);
-	if (rc == SQLITE_OK && q->session > 0)
-		rc = sqlite3_bind_int64(stmt, 5, q->session);
-	if (rc == SQLITE_OK && q->since >= 0)
-		rc = sqlite3_bind_int64(stmt, 6, q->since);
-	if (rc == SQLITE_OK && q->until >= 0)
-		rc = sqlite3_bind_int64(stmt, 7, q->until);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(stmt, 8, q->limit + 1);
-	return rc;
-}
-
-static int
-errno_of_sqlite(int rc)
-{
-	switch (rc & 0xff) {
-	case SQLITE_NOMEM:
-		return -ENOMEM;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return -EBUSY;
-	case SQLITE_CORRUPT:
-	case SQLITE_NOTADB:
-		return -EIO;
-	default:
-		return -EIO;
-	}
-}
+/* The page being written. */
+struct taps_page {
+	const struct taps_query *q;
+	FILE *f;
+	int64_t last_id, count;
+	int more;
+};
 
 /* Writes one tap in the page's format. */
 static int
@@ -175,6 +128,27 @@ write_tap(FILE *f, const struct taps_query *q, int64_t id,
 	return 0;
 }
 
+/*
+ * Writes one row of the walk, which asks for one more than the page to
+ * learn whether another follows.
+ */
+static int
+taps_row(void *ctx, int64_t id, const struct store_tap *tap)
+{
+	struct taps_page *pg = ctx;
+	int rc;
+
+	if (pg->count == pg->q->limit) {
+		pg->more = 1;
+		return 1;
+	}
+	if ((rc = write_tap(pg->f, pg->q, id, tap, pg->count == 0)) < 0)
+		return rc;
+	pg->last_id = id;
+	pg->count++;
+	return 0;
+}
+
 int
 api_taps_get(struct api_request *rq)
 {
@@ -184,30 +158,19 @@ api_taps_get(struct api_request *rq)
 		"text/csv; charset=utf-8; header=present",
 	};
 	struct taps_query q;
-	struct store_tap tap;
-	sqlite3_stmt *stmt = NULL;
-	sqlite3 *db = NULL;
+	struct taps_page pg;
+	struct store_filter filter;
+	struct store *st = NULL;
 	FILE *f = NULL;
 	char *buf = NULL;
-	char sql[512];
 	size_t len = 0;
-	int64_t id, last_id = 0, count = 0;
-	int more = 0, rc, src;
+	int rc;
 
 	if ((rc = read_query(rq, &q)) < 0)
 		return rc;
-	if ((rc = build_sql(&q, sql, sizeof(sql))) < 0)
+	taps_filter(&q, &filter);
+	if ((rc = api_request_store(rq, &st)) < 0)
 		goto out;
-	if ((rc = api_request_db(rq, &db)) < 0)
-		goto out;
-	src = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
-	if (src == SQLITE_OK)
-		src = bind_query(stmt, &q);
-	if (src != SQLITE_OK) {
-		log_warnx("cannot query taps: %s", sqlite3_errmsg(db));
-		rc = errno_of_sqlite(src);
-		goto out;
-	}
 	f = open_memstream(&buf, &len);
 	if (!f) {
 		rc = -errno;
@@ -217,31 +180,20 @@ api_taps_get(struct api_request *rq)
 		fputs("{\"taps\":[", f);
 	else if (q.format == FORMAT_CSV)
 		fputs(tapjson_csv_header(), f);
-	while ((src = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (count == q.limit) {
-			more = 1;
-			break;
-		}
-		if ((rc = tapjson_row(stmt, &id, &tap)) < 0 ||
-		    (rc = write_tap(f, &q, id, &tap, count == 0)) < 0)
-			goto out;
-		last_id = id;
-		count++;
-	}
-	if (src != SQLITE_ROW && src != SQLITE_DONE) {
-		log_warnx("cannot read taps: %s", sqlite3_errmsg(db));
-		rc = errno_of_sqlite(src);
+	memset(&pg, 0, sizeof(pg));
+	pg.q = &q;
+	pg.f = f;
+	/* The read transaction ends with the walk, before the reply goes. */
+	rc = store_taps_walk(st, &filter, STORE_ORDER_ID, q.limit + 1, taps_row,
+			     &pg);
+	if (rc < 0)
 		goto out;
-	}
-	/* The read transaction ends here, before the reply goes out. */
-	sqlite3_finalize(stmt);
-	stmt = NULL;
 	if (q.format == FORMAT_JSON) {
-		if (more)
-			fprintf(f, "],\"next_after_id\":%" PRId64, last_id);
+		if (pg.more)
+			fprintf(f, "],\"next_after_id\":%" PRId64, pg.last_id);
 		else
 			fputs("],\"next_after_id\":null", f);
-		fprintf(f, ",\"count\":%" PRId64 "}", count);
+		fprintf(f, ",\"count\":%" PRId64 "}", pg.count);
 	}
 	if (ferror(f)) {
 		rc = -ENOMEM;
@@ -257,6 +209,5 @@ out:
 	if (f)
 		fclose(f);
 	free(buf);
-	sqlite3_finalize(stmt);
 	return rc;
 }

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "api_request.h"
-#include "log.h"
+#include "store_taps.h"
 #include "tapjson.h"
 
 #define TRACE_MAX_TAPS	     100000
@@ -29,11 +29,6 @@
 #define TID_FRAMES	     101
 
 static const char *const params[] = {"since", "until", "app", "session", NULL};
-
-/* The kinds, as event names: constant text needs no JSON escaping. */
-static const char *const kinds[] = {"tap", "long_press", "swipe", "multi"};
-#define NKINDS	      (int)(sizeof(kinds) / sizeof(kinds[0]))
-#define KIND_MEASURED 2 /* kinds[] below this index get response times */
 
 struct trace_query {
 	const char *app;
@@ -61,10 +56,12 @@ struct trace_lanes {
 
 struct trace {
 	FILE *f;
-	sqlite3_stmt *frames; /* a tap's frames, by seq */
-	int64_t nevents;      /* events written, for the commas */
-	int pid;	      /* the current app's process */
+	struct store *st;
+	int64_t nevents; /* events written, for the commas */
+	int pid;	 /* the current app's process */
 	struct trace_lanes taps, frame_lanes;
+	char *cur; /* the current app, NULL for the unknown one */
+	int have;  /* set once the first app is begun */
 	struct trace_frame *fr;
 	size_t fr_cap;
 	int64_t ntaps, nframes, overlaps, skipped;
@@ -92,60 +89,20 @@ read_query(struct api_request *rq, struct trace_query *q)
 }
 
 /*
- * The filters as SQL, constant pieces with numbered parameters ?1..?4
- * (bind_filters()); wall_ns IS NOT NULL is implied by a range and said
- * outright otherwise, since taps without a wall time cannot be placed.
+ * The store's filter of the query: taps without a wall time cannot be
+ * placed, so only those with one.
  */
 static void
-where_clause(const struct trace_query *q, char *buf, size_t size)
+trace_filter(const struct trace_query *q, struct store_filter *f)
 {
-	snprintf(buf, size, " WHERE %s%s%s%s",
-		 q->since >= 0 ? "wall_ns >= ?1" : "wall_ns IS NOT NULL",
-		 q->until >= 0 ? " AND wall_ns <= ?2" : "",
-		 q->app ? " AND app = ?3" : "",
-		 q->session > 0 ? " AND session = ?4" : "");
-}
-
-static int
-bind_filters(sqlite3_stmt *stmt, const struct trace_query *q)
-{
-	int rc = SQLITE_OK;
-
+	store_filter_init(f);
+	f->app = q->app;
+	f->session = q->session;
+	f->wall = STORE_WALL_KNOWN;
 	if (q->since >= 0)
-		rc = sqlite3_bind_int64(stmt, 1, q->since);
-	if (rc == SQLITE_OK && q->until >= 0)
-		rc = sqlite3_bind_int64(stmt, 2, q->until);
-	if (rc == SQLITE_OK && q->app)
-		rc = sqlite3_bind_text(stmt, 3, q->app, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK && q->session > 0)
-		rc = sqlite3_bind_int64(stmt, 4, q->session);
-	return rc;
-}
-
-static int
-errno_of_sqlite(sqlite3 *db, int rc, const char *what)
-{
-	log_warnx("cannot %s for the trace: %s", what, sqlite3_errmsg(db));
-	switch (rc & 0xff) {
-	case SQLITE_NOMEM:
-		return -ENOMEM;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return -EBUSY;
-	default:
-		return -EIO;
-	}
-}
-
-static int
-prepare(sqlite3 *db, const char *sql, sqlite3_stmt **stmt)
-{
-	int rc;
-
-	rc = sqlite3_prepare_v2(db, sql, -1, stmt, NULL);
-	if (rc != SQLITE_OK)
-		return errno_of_sqlite(db, rc, "prepare a query");
-	return 0;
+		f->since_ns = q->since;
+	if (q->until >= 0)
+		f->until_ns = q->until;
 }
 
 /* The frames of a tap the trace shows, an upper bound of its cost. */
@@ -157,79 +114,58 @@ frames_shown(int64_t frames)
 	return frames < TRACE_MAX_TAP_FRAMES ? frames : TRACE_MAX_TAP_FRAMES;
 }
 
+/* The walk that finds the cut: what fit so far, and where it ends. */
+struct trace_cut {
+	int64_t taps, events;
+	int cut;
+	int64_t wall, id;
+};
+
+static int
+cut_row(void *ctx, int64_t id, const struct store_tap *tap)
+{
+	struct trace_cut *c = ctx;
+	int64_t cost = 2 + 2 * frames_shown(tap->frames);
+
+	if (c->taps == TRACE_MAX_TAPS || c->events + cost > TRACE_MAX_EVENTS) {
+		c->cut = 1;
+		c->wall = tap->wall_ns;
+		c->id = id;
+		return 1;
+	}
+	c->taps++;
+	c->events += cost;
+	return 0;
+}
+
 /*
  * Walks the matching taps in time order and finds the first one that
- * does not fit the limits: sets *cut = 1 and its wall time and id, or
- * *cut = 0 when all fit.  A tap costs at most its slice, its first-frame
+ * does not fit the limits: sets c->cut = 1 and its wall time and id, or
+ * c->cut = 0 when all fit.  A tap costs at most its slice, its first-frame
  * slice, and per frame a slice and an instant.
  */
 static int
-find_cut(sqlite3 *db, const struct trace_query *q, int *cut, int64_t *cut_wall,
-	 int64_t *cut_id)
+find_cut(struct store *st, const struct store_filter *f, struct trace_cut *c)
 {
-	sqlite3_stmt *stmt = NULL;
-	char where[160], sql[320];
-	int64_t taps = 0, events = 0, cost;
-	int rc;
-
-	where_clause(q, where, sizeof(where));
-	snprintf(sql, sizeof(sql),
-		 "SELECT wall_ns, id, frames FROM taps%s ORDER BY wall_ns, id",
-		 where);
-	if ((rc = prepare(db, sql, &stmt)) < 0)
-		return rc;
-	*cut = 0;
-	rc = bind_filters(stmt, q);
-	if (rc != SQLITE_OK)
-		goto out;
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		cost = 2 + 2 * frames_shown(sqlite3_column_int64(stmt, 2));
-		if (taps == TRACE_MAX_TAPS ||
-		    events + cost > TRACE_MAX_EVENTS) {
-			*cut = 1;
-			*cut_wall = sqlite3_column_int64(stmt, 0);
-			*cut_id = sqlite3_column_int64(stmt, 1);
-			rc = SQLITE_DONE;
-			break;
-		}
-		taps++;
-		events += cost;
-	}
-out:
-	rc = rc == SQLITE_DONE ? 0 : errno_of_sqlite(db, rc, "select taps");
-	sqlite3_finalize(stmt);
-	return rc;
+	memset(c, 0, sizeof(*c));
+	return store_taps_walk(st, f, STORE_ORDER_WALL, 0, cut_row, c);
 }
 
 /* Taps of the other filters without a wall time, which are left out. */
 static int
-count_no_wall(sqlite3 *db, const struct trace_query *q, int64_t *n)
+count_no_wall(struct store *st, const struct trace_query *q, int64_t *n)
 {
-	sqlite3_stmt *stmt = NULL;
-	char sql[160];
-	int rc;
+	struct store_filter f;
 
 	*n = 0;
 	/* A time range excludes them by definition. */
 	if (q->since >= 0 || q->until >= 0)
 		return 0;
-	snprintf(sql, sizeof(sql),
-		 "SELECT count(*) FROM taps WHERE wall_ns IS NULL%s%s",
-		 q->app ? " AND app = ?3" : "",
-		 q->session > 0 ? " AND session = ?4" : "");
-	if ((rc = prepare(db, sql, &stmt)) < 0)
-		return rc;
-	rc = bind_filters(stmt, q);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		*n = sqlite3_column_int64(stmt, 0);
-		rc = 0;
-	} else {
-		rc = errno_of_sqlite(db, rc, "count taps");
-	}
-	sqlite3_finalize(stmt);
-	return rc;
+	store_filter_init(&f);
+	f.app = q->app;
+	f.session = q->session;
+	f.wall = STORE_WALL_UNKNOWN;
+	return store_taps_count(st, &f, n);
 }
 
 /*
@@ -397,16 +333,44 @@ frame_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Where read_frames() puts the frames of one tap. */
+struct frames_read {
+	struct trace *t;
+	int64_t off;
+	size_t k, n;
+};
+
+static int
+frame_row(void *ctx, int64_t seq, const struct store_frame *in)
+{
+	struct frames_read *r = ctx;
+	struct trace_frame *fr;
+
+	/* The store's limit says so too: the array is never overrun. */
+	if (r->k == r->n)
+		return 1;
+	fr = &r->t->fr[r->k];
+	fr->seq = seq;
+	fr->jank = in->jank;
+	fr->in_burst = in->in_burst;
+	if (to_us(in->start_ns, r->off, &fr->start_us) < 0 ||
+	    to_us(in->present_ns, r->off, &fr->present_us) < 0 ||
+	    fr->present_us < fr->start_us)
+		return 0;
+	r->k++;
+	return 0;
+}
+
 /*
  * Reads a tap's frames (at most n, the tap's own count, capped) into
  * t->fr in wall-clock microseconds, dropping any presented before it
  * started.  Returns their number or a negative errno.
  */
 static int
-read_frames(struct trace *t, sqlite3 *db, int64_t id, int64_t off, int64_t n)
+read_frames(struct trace *t, int64_t id, int64_t off, int64_t n)
 {
+	struct frames_read r = {t, off, 0, 0};
 	struct trace_frame *fr;
-	size_t k = 0;
 	int rc;
 
 	if (n <= 0)
@@ -418,31 +382,11 @@ read_frames(struct trace *t, sqlite3 *db, int64_t id, int64_t off, int64_t n)
 		t->fr = fr;
 		t->fr_cap = (size_t)n;
 	}
-	sqlite3_reset(t->frames);
-	rc = sqlite3_bind_int64(t->frames, 1, id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(t->frames, 2, n);
-	if (rc != SQLITE_OK)
-		return errno_of_sqlite(db, rc, "bind a query");
-	while ((rc = sqlite3_step(t->frames)) == SQLITE_ROW) {
-		/* LIMIT ?2 says so too: the array is never overrun. */
-		if (k == (size_t)n)
-			continue;
-		fr = &t->fr[k];
-		fr->seq = sqlite3_column_int64(t->frames, 0);
-		fr->jank = (uint32_t)sqlite3_column_int64(t->frames, 3);
-		fr->in_burst = sqlite3_column_int64(t->frames, 4) != 0;
-		if (to_us(sqlite3_column_int64(t->frames, 1), off,
-			  &fr->start_us) < 0 ||
-		    to_us(sqlite3_column_int64(t->frames, 2), off,
-			  &fr->present_us) < 0 ||
-		    fr->present_us < fr->start_us)
-			continue;
-		k++;
-	}
-	if (rc != SQLITE_DONE)
-		return errno_of_sqlite(db, rc, "select frames");
-	return (int)k;
+	r.n = (size_t)n;
+	rc = store_tap_frames(t->st, id, n, frame_row, &r);
+	if (rc < 0)
+		return rc;
+	return (int)r.k;
 }
 
 /* The args of a frame's events. */
@@ -514,48 +458,53 @@ write_frames(struct trace *t, int nfr, int64_t id, int tap_tid,
 
 /* Writes one tap (the current row of stmt) and its frames. */
 static int
-write_tap(struct trace *t, sqlite3 *db, int64_t id, const struct store_tap *tap,
+write_tap(struct trace *t, int64_t id, const struct store_tap *tap,
 	  const char *args)
 {
 	int64_t off, start, end, ff_end;
 	int kind, lane, nfr, tid = 0;
 	char name[64], ffargs[96];
 
-	for (kind = 0; kind < NKINDS; kind++)
-		if (tap->kind && strcmp(tap->kind, kinds[kind]) == 0)
-			break;
+	kind = store_kind_index(tap->kind);
+	if (kind < 0)
+		kind = STORE_KIND_COUNT;
 	if (__builtin_sub_overflow(tap->wall_ns, tap->t_up_ns, &off) ||
 	    to_us(tap->t_up_ns, off, &start) < 0) {
 		t->skipped++;
 		return 0;
 	}
 	t->ntaps++;
-	if (kind >= KIND_MEASURED) {
-		event_i(t, kind < NKINDS ? kinds[kind] : "gesture", "gesture",
-			start, TID_TAPS + lane_point(&t->taps, start), args);
+	if (kind >= STORE_KIND_COUNT ||
+	    !(STORE_KINDS_MEASURED & (1u << kind))) {
+		event_i(t,
+			kind < STORE_KIND_COUNT ? store_kind_names[kind]
+						: "gesture",
+			"gesture", start,
+			TID_TAPS + lane_point(&t->taps, start), args);
 		return 0;
 	}
 	if (tap->settle_ns < 0 ||
 	    __builtin_add_overflow(tap->t_up_ns, tap->settle_ns, &end) ||
 	    to_us(end, off, &end) < 0 || end < start) {
-		snprintf(name, sizeof(name), "%s (%s)", kinds[kind],
+		snprintf(name, sizeof(name), "%s (%s)", store_kind_names[kind],
 			 tap->status ? tap->status : "unknown");
 		/* The status is the database's: keep only known words. */
 		if (strspn(name, "abcdefghijklmnopqrstuvwxyz_ ()") !=
 		    strlen(name))
-			snprintf(name, sizeof(name), "%s", kinds[kind]);
+			snprintf(name, sizeof(name), "%s",
+				 store_kind_names[kind]);
 		event_i(t, name, "tap", start,
 			TID_TAPS + lane_point(&t->taps, start), args);
 	} else {
 		lane = lane_take(&t->taps, start, end);
 		if (lane < 0) {
 			t->overlaps++;
-			event_i(t, kinds[kind], "tap", start,
+			event_i(t, store_kind_names[kind], "tap", start,
 				TID_TAPS + lane_point(&t->taps, start), args);
 		} else {
 			tid = TID_TAPS + lane;
-			event_x(t, kinds[kind], "tap", start, end - start, tid,
-				args);
+			event_x(t, store_kind_names[kind], "tap", start,
+				end - start, tid, args);
 			/* first_frame <= settle, so this cannot overflow. */
 			if (tap->first_frame_ns >= 0 &&
 			    tap->first_frame_ns <= tap->settle_ns &&
@@ -570,7 +519,7 @@ write_tap(struct trace *t, sqlite3 *db, int64_t id, const struct store_tap *tap,
 			}
 		}
 	}
-	nfr = read_frames(t, db, id, off, frames_shown(tap->frames));
+	nfr = read_frames(t, id, off, frames_shown(tap->frames));
 	if (nfr < 0)
 		return nfr;
 	return write_frames(t, nfr, id, tid, start, tid ? end : start);
@@ -587,56 +536,50 @@ app_changed(const char *cur, int have, const char *app)
 	return strcmp(cur, app) != 0;
 }
 
-/* Writes every tap of the second pass, app after app. */
+/* Writes one tap of the second pass, which comes app after app. */
 static int
-write_taps(struct trace *t, sqlite3 *db, sqlite3_stmt *stmt)
+trace_row(void *ctx, int64_t id, const struct store_tap *tap)
 {
-	struct store_tap tap;
-	char *cur = NULL, *args = NULL;
-	cJSON *obj = NULL;
-	int have = 0, rc, src;
-	int64_t id;
+	struct trace *t = ctx;
+	char *args = NULL;
+	cJSON *obj;
+	int rc;
 
-	while ((src = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if ((rc = tapjson_row(stmt, &id, &tap)) < 0)
-			goto out;
-		obj = tapjson_new(id, &tap);
-		args = obj ? cJSON_PrintUnformatted(obj) : NULL;
-		if (!args) {
+	obj = tapjson_new(id, tap);
+	args = obj ? cJSON_PrintUnformatted(obj) : NULL;
+	if (!args) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (app_changed(t->cur, t->have, tap->app)) {
+		if (t->have)
+			end_app(t);
+		free(t->cur);
+		t->cur = tap->app ? strdup(tap->app) : NULL;
+		t->have = 1;
+		if (tap->app && !t->cur) {
 			rc = -ENOMEM;
 			goto out;
 		}
-		if (app_changed(cur, have, tap.app)) {
-			if (have)
-				end_app(t);
-			free(cur);
-			cur = tap.app ? strdup(tap.app) : NULL;
-			have = 1;
-			if (tap.app && !cur) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			if ((rc = begin_app(t, obj)) < 0)
-				goto out;
-		}
-		if ((rc = write_tap(t, db, id, &tap, args)) < 0)
+		if ((rc = begin_app(t, obj)) < 0)
 			goto out;
-		cJSON_free(args);
-		args = NULL;
-		cJSON_Delete(obj);
-		obj = NULL;
 	}
-	if (src != SQLITE_DONE) {
-		rc = errno_of_sqlite(db, src, "select taps");
-		goto out;
-	}
-	if (have)
-		end_app(t);
-	rc = 0;
+	rc = write_tap(t, id, tap, args);
 out:
 	cJSON_free(args);
 	cJSON_Delete(obj);
-	free(cur);
+	return rc;
+}
+
+/* Writes every tap of the second pass, app after app. */
+static int
+write_taps(struct trace *t, const struct store_filter *f)
+{
+	int rc;
+
+	rc = store_taps_walk(t->st, f, STORE_ORDER_APP_WALL, 0, trace_row, t);
+	if (rc == 0 && t->have)
+		end_app(t);
 	return rc;
 }
 
@@ -697,47 +640,28 @@ int
 api_trace_get(struct api_request *rq)
 {
 	struct trace_query q;
+	struct store_filter f;
+	struct trace_cut cut;
 	struct trace t;
-	sqlite3_stmt *stmt = NULL;
-	sqlite3 *db = NULL;
-	char where[160], sql[512], *buf = NULL;
-	int64_t cut_wall = 0, cut_id = 0, no_wall = 0;
+	char *buf = NULL;
+	int64_t no_wall = 0;
 	size_t len = 0;
-	int cut = 0, rc, src;
+	int rc;
 
 	memset(&t, 0, sizeof(t));
+	memset(&cut, 0, sizeof(cut));
 	if ((rc = read_query(rq, &q)) < 0)
 		return rc;
-	if ((rc = api_request_db(rq, &db)) < 0)
+	if ((rc = api_request_store(rq, &t.st)) < 0)
 		return rc;
-	src = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
-	if (src != SQLITE_OK) {
-		rc = errno_of_sqlite(db, src, "begin a transaction");
+	trace_filter(&q, &f);
+	if ((rc = store_read_begin(t.st)) < 0 ||
+	    (rc = find_cut(t.st, &f, &cut)) < 0 ||
+	    (rc = count_no_wall(t.st, &q, &no_wall)) < 0)
 		goto out;
-	}
-	if ((rc = find_cut(db, &q, &cut, &cut_wall, &cut_id)) < 0 ||
-	    (rc = count_no_wall(db, &q, &no_wall)) < 0)
-		goto out;
-	where_clause(&q, where, sizeof(where));
-	snprintf(sql, sizeof(sql),
-		 "SELECT " TAPJSON_COLUMNS " FROM taps%s%s"
-		 " ORDER BY app, wall_ns, id",
-		 where, cut ? " AND (wall_ns, id) < (?5, ?6)" : "");
-	if ((rc = prepare(db, sql, &stmt)) < 0 ||
-	    (rc = prepare(db,
-			  "SELECT seq, start_ns, present_ns, jank, in_burst"
-			  " FROM tap_frames WHERE tap_id = ?1"
-			  " ORDER BY seq LIMIT ?2",
-			  &t.frames)) < 0)
-		goto out;
-	src = bind_filters(stmt, &q);
-	if (src == SQLITE_OK && cut)
-		src = sqlite3_bind_int64(stmt, 5, cut_wall);
-	if (src == SQLITE_OK && cut)
-		src = sqlite3_bind_int64(stmt, 6, cut_id);
-	if (src != SQLITE_OK) {
-		rc = errno_of_sqlite(db, src, "bind a query");
-		goto out;
+	if (cut.cut) {
+		f.before_wall_ns = cut.wall;
+		f.before_id = cut.id;
 	}
 	t.f = open_memstream(&buf, &len);
 	if (!t.f) {
@@ -745,8 +669,8 @@ api_trace_get(struct api_request *rq)
 		goto out;
 	}
 	fputs("{\"traceEvents\":[", t.f);
-	if ((rc = write_taps(&t, db, stmt)) < 0 ||
-	    (rc = write_other(&t, &q, cut, cut_wall, no_wall)) < 0)
+	if ((rc = write_taps(&t, &f)) < 0 ||
+	    (rc = write_other(&t, &q, cut.cut, cut.wall, no_wall)) < 0)
 		goto out;
 	if (ferror(t.f)) {
 		rc = -ENOMEM;
@@ -757,11 +681,7 @@ api_trace_get(struct api_request *rq)
 	if (rc < 0)
 		goto out;
 	/* End the read transaction before the reply goes out. */
-	sqlite3_finalize(stmt);
-	stmt = NULL;
-	sqlite3_finalize(t.frames);
-	t.frames = NULL;
-	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	store_read_end(t.st);
 	rc = api_request_reply_buffer(rq, 200, "application/json", buf, len);
 	buf = NULL;
 out:
@@ -769,10 +689,9 @@ out:
 		fclose(t.f);
 	free(buf);
 	free(t.fr);
-	sqlite3_finalize(stmt);
-	sqlite3_finalize(t.frames);
+	free(t.cur);
 	/* The connection goes back to the pool: never inside a transaction. */
-	if (db && !sqlite3_get_autocommit(db))
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	if (t.st)
+		store_read_end(t.st);
 	return rc;
 }

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,26 +267,11 @@ dbpool_get(struct dbpool *pool, int timeout_ms, struct store **out)
 void
 dbpool_put(struct dbpool *pool, struct store *st)
 {
-	sqlite3_stmt *stmt = NULL;
-	sqlite3 *db;
-
 	if (!st)
 		return;
-	db = store_db(st);
-	/*
-	 * A statement stepped but never reset keeps its read transaction,
-	 * and with it the WAL from being checkpointed, until it is reused:
-	 * a handler that forgot one must not starve the writer.
+	/* A handler that left a statement running must not starve the writer.
 	 */
-	while ((stmt = sqlite3_next_stmt(db, stmt)) != NULL) {
-		if (sqlite3_stmt_busy(stmt)) {
-			log_debug("resetting a statement left running: '%s'",
-				  sqlite3_sql(stmt));
-			sqlite3_reset(stmt);
-		}
-	}
-	if (!sqlite3_get_autocommit(db))
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	store_reset(st);
 	pthread_mutex_lock(&pool->lock);
 	if (pool->nfree < pool->size)
 		pool->free[pool->nfree++] = st;

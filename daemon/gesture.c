@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "gesture.h"
+#include "store.h"
 
 struct gesture {
 	struct gesture_config cfg;
@@ -94,13 +95,13 @@ gesture_kind_name(enum gesture_kind kind)
 {
 	switch (kind) {
 	case GESTURE_TAP:
-		return "tap";
+		return store_kind_names[STORE_KIND_TAP];
 	case GESTURE_LONG_PRESS:
-		return "long_press";
+		return store_kind_names[STORE_KIND_LONG_PRESS];
 	case GESTURE_SWIPE:
-		return "swipe";
+		return store_kind_names[STORE_KIND_SWIPE];
 	case GESTURE_MULTI:
-		return "multi";
+		return store_kind_names[STORE_KIND_MULTI];
 	}
 	return "unknown";
 }

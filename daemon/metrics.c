@@ -29,6 +29,7 @@
 #include "metrics.h"
 #include "status.h"
 #include "store.h"
+#include "store_taps.h"
 #include "version.h"
 
 #define METRICS_APP_CAP 500
@@ -59,20 +60,11 @@ static const char *const metrics_bounds_le[] = {
 	"0.2",	 "0.3",	  "0.5",   "0.75",  "1",    "2",     "5",
 };
 
-static const char *const metrics_kinds[] = {
-	"tap",
-	"long_press",
-	"swipe",
-	"multi",
-};
-#define METRICS_NKINDS 4
-/* The kinds that get response times: the first two. */
+#define METRICS_NKINDS STORE_KIND_COUNT
+/* The kinds that get response times: tap and long_press, the first two. */
 #define METRICS_NMEASURED 2
 
-static const char *const metrics_statuses[] = {
-	"ok", "no_response", "truncated", "frames_unavailable", "not_measured",
-};
-#define METRICS_NSTATUSES 5
+#define METRICS_NSTATUSES STORE_STATUS_COUNT
 
 struct metrics_hist {
 	/* Per bucket, not cumulative; the last one is +Inf. */
@@ -386,9 +378,9 @@ metrics_observe_tap(struct metrics *m, const struct store_tap *tap)
 
 	if (m == NULL)
 		return 0;
-	kind = metrics_index(metrics_kinds, METRICS_NKINDS, tap->kind);
-	status =
-		metrics_index(metrics_statuses, METRICS_NSTATUSES, tap->status);
+	kind = metrics_index(store_kind_names, METRICS_NKINDS, tap->kind);
+	status = metrics_index(store_status_names, METRICS_NSTATUSES,
+			       tap->status);
 	if (kind < 0 || status < 0)
 		return -EINVAL;
 	pthread_mutex_lock(&m->lock);
@@ -398,42 +390,15 @@ metrics_observe_tap(struct metrics *m, const struct store_tap *tap)
 	return rc;
 }
 
+/* Gives a label to one of the busiest apps. */
 static int
-metrics_sqlite_errno(int rc)
+metrics_load_app(void *ctx, const char *app)
 {
-	switch (rc) {
-	case SQLITE_NOMEM:
-		return -ENOMEM;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return -EBUSY;
-	default:
-		return -EIO;
-	}
-}
+	struct metrics_app *a;
+	int folded;
 
-static int
-metrics_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
-{
-	int rc;
-
-	rc = sqlite3_prepare_v2(db, sql, -1, st, NULL);
-	if (rc != SQLITE_OK) {
-		log_warnx("cannot prepare the metrics query: %s",
-			  sqlite3_errmsg(db));
-		return metrics_sqlite_errno(rc);
-	}
-	return 0;
-}
-
-static int
-metrics_step_done(sqlite3 *db, int rc)
-{
-	if (rc == SQLITE_DONE)
-		return 0;
-	log_warnx("cannot read the taps for the metrics: %s",
-		  sqlite3_errmsg(db));
-	return metrics_sqlite_errno(rc);
+	/* Names that sanitize alike share a label. */
+	return metrics_app_get(ctx, app, &a, &folded);
 }
 
 /*
@@ -443,115 +408,51 @@ metrics_step_done(sqlite3 *db, int rc)
  * the kind of every row, only runs past the cap.
  */
 static int
-metrics_load_apps(struct metrics *m, sqlite3 *db)
+metrics_load_apps(struct metrics *m, struct store *st)
 {
-	static const char count_sql[] =
-		"SELECT count(*) FROM (SELECT DISTINCT app FROM taps)";
-	static const char rank_sql[] =
-		"SELECT app FROM taps WHERE app IS NOT NULL "
-		"AND kind IN ('tap', 'long_press') "
-		"GROUP BY app ORDER BY count(*) DESC, app LIMIT ?1";
-	sqlite3_stmt *st = NULL;
-	struct metrics_app *a;
-	int rc, folded;
+	int64_t n = 0;
+	int rc;
 
-	if ((rc = metrics_prepare(db, count_sql, &st)) < 0)
+	rc = store_apps_count(st, &n);
+	if (rc < 0 || n <= METRICS_APP_CAP)
 		return rc;
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		rc = metrics_step_done(db, rc);
-		goto out;
-	}
-	rc = 0;
-	if (sqlite3_column_int64(st, 0) <= METRICS_APP_CAP)
-		goto out;
-	sqlite3_finalize(st);
-	st = NULL;
-	if ((rc = metrics_prepare(db, rank_sql, &st)) < 0)
-		return rc;
-	sqlite3_bind_int(st, 1, METRICS_APP_CAP);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		/* Names that sanitize alike share a label. */
-		rc = metrics_app_get(m,
-				     (const char *)sqlite3_column_text(st, 0),
-				     &a, &folded);
-		if (rc < 0)
-			goto out;
-	}
-	rc = metrics_step_done(db, rc);
-out:
-	sqlite3_finalize(st);
-	return rc;
+	return store_apps_busiest(st, METRICS_APP_CAP, metrics_load_app, m);
 }
 
-/* A latency column: -1 for NULL (not measured), as in store_tap. */
-static int64_t
-metrics_column_ns(sqlite3_stmt *st, int col)
-{
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return -1;
-	return sqlite3_column_int64(st, col);
-}
-
-/*
- * Every row through metrics_count(), in rowid order: one pass over the
- * table and no sort, where GROUP BY queries would sort a million rows
- * (seconds, against a fraction of one for this).
- */
+/* Counts one stored tap. */
 static int
-metrics_load_rows(struct metrics *m, sqlite3 *db)
+metrics_load_tap(void *ctx, int64_t id, const struct store_tap *tap)
 {
-	static const char sql[] =
-		"SELECT app, kind, status, first_frame_ns, settle_ns FROM taps";
-	sqlite3_stmt *st = NULL;
-	int rc, kind, status;
+	int kind, status;
 
-	if ((rc = metrics_prepare(db, sql, &st)) < 0)
-		return rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		kind = metrics_index(metrics_kinds, METRICS_NKINDS,
-				     (const char *)sqlite3_column_text(st, 1));
-		status =
-			metrics_index(metrics_statuses, METRICS_NSTATUSES,
-				      (const char *)sqlite3_column_text(st, 2));
-		/* The schema's CHECKs keep other words out of a tapd file. */
-		if (kind < 0 || status < 0)
-			continue;
-		rc = metrics_count(m, (const char *)sqlite3_column_text(st, 0),
-				   kind, status, metrics_column_ns(st, 3),
-				   metrics_column_ns(st, 4));
-		if (rc < 0)
-			goto out;
-	}
-	rc = metrics_step_done(db, rc);
-out:
-	sqlite3_finalize(st);
-	return rc;
+	(void)id;
+	kind = metrics_index(store_kind_names, METRICS_NKINDS, tap->kind);
+	status = metrics_index(store_status_names, METRICS_NSTATUSES,
+			       tap->status);
+	/* The schema's CHECKs keep other words out of a tapd file. */
+	if (kind < 0 || status < 0)
+		return 0;
+	return metrics_count(ctx, tap->app, kind, status, tap->first_frame_ns,
+			     tap->settle_ns);
 }
 
 int
-metrics_load(struct metrics *m, sqlite3 *db)
+metrics_load(struct metrics *m, struct store *st)
 {
 	int rc;
 
 	pthread_mutex_lock(&m->lock);
 	/*
-	 * One read transaction, so both queries see the same rows even while a
+	 * One read transaction, so both passes see the same rows even while a
 	 * writer commits.
 	 */
-	rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
-	if (rc != SQLITE_OK) {
-		log_warnx("cannot begin reading the taps for the metrics: %s",
-			  sqlite3_errmsg(db));
-		rc = metrics_sqlite_errno(rc);
+	rc = store_read_begin(st);
+	if (rc < 0)
 		goto out;
-	}
-	if ((rc = metrics_load_apps(m, db)) < 0 ||
-	    (rc = metrics_load_rows(m, db)) < 0) {
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		goto out;
-	}
-	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	if ((rc = metrics_load_apps(m, st)) < 0 ||
+	    (rc = store_taps_scan(st, metrics_load_tap, m)) < 0)
+		log_warnx("cannot read the taps for the metrics");
+	store_read_end(st);
 out:
 	pthread_mutex_unlock(&m->lock);
 	return rc;
@@ -708,7 +609,7 @@ metrics_render_taps(struct metrics_buf *b, const struct metrics *m)
 			metrics_puts(b, "tapd_taps_total{app=\"");
 			metrics_put_label(b, m->apps[i]->name);
 			metrics_printf(b, "\",status=\"%s\"} %" PRIu64 "\n",
-				       metrics_statuses[j],
+				       store_status_names[j],
 				       m->apps[i]->taps[j]);
 		}
 	}
@@ -718,7 +619,7 @@ metrics_render_taps(struct metrics_buf *b, const struct metrics *m)
 	for (j = 0; j < METRICS_NKINDS; j++)
 		metrics_printf(b,
 			       "tapd_gestures_total{kind=\"%s\"} %" PRIu64 "\n",
-			       metrics_kinds[j], m->gestures[j]);
+			       store_kind_names[j], m->gestures[j]);
 
 	metrics_family(b, "tapd_app_label_overflow_total", "counter",
 		       "Taps counted under app=\"other\" because more apps "

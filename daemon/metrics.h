@@ -10,11 +10,11 @@
 #ifndef TAPD_METRICS_H
 #define TAPD_METRICS_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 struct metrics;
 struct status_snapshot;
+struct store;
 struct store_tap;
 
 /* Returns 0 and sets *out, or -ENOMEM.  Free with metrics_free(). */
@@ -35,12 +35,12 @@ void metrics_free(struct metrics *m);
 int metrics_observe_tap(struct metrics *m, const struct store_tap *tap);
 
 /*
- * Seeds the tap metrics from every row of the database behind db (a
- * read-only connection with no transaction open: this runs its queries in
- * one), for `tapd serve`; the counts add to what m holds.  The busiest
- * apps get labels first.  Returns 0 or a negative errno.
+ * Seeds the tap metrics from every row of the store st (a read-only one
+ * with no transaction open: this reads in one), for `tapd serve`; the
+ * counts add to what m holds.  The busiest apps get labels first.
+ * Returns 0 or a negative errno.
  */
-int metrics_load(struct metrics *m, sqlite3 *db);
+int metrics_load(struct metrics *m, struct store *st);
 
 /*
  * Renders the exposition text; snap may be NULL (no live counters).

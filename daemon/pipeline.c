@@ -131,15 +131,15 @@ status_name(enum correlate_status st)
 {
 	switch (st) {
 	case CORRELATE_OK:
-		return "ok";
+		return store_status_names[STORE_STATUS_OK];
 	case CORRELATE_NO_RESPONSE:
-		return "no_response";
+		return store_status_names[STORE_STATUS_NO_RESPONSE];
 	case CORRELATE_TRUNCATED:
-		return "truncated";
+		return store_status_names[STORE_STATUS_TRUNCATED];
 	case CORRELATE_FRAMES_UNAVAILABLE:
 		break;
 	}
-	return "frames_unavailable";
+	return store_status_names[STORE_STATUS_FRAMES_UNAVAILABLE];
 }
 
 static unsigned
@@ -166,7 +166,7 @@ tap_from_record(const struct pipeline *p, struct store_tap *tap,
 	tap->app = app;
 	tap->pid = pid;
 	tap->kind = gesture_kind_name(rec->kind);
-	tap->status = "not_measured";
+	tap->status = store_status_names[STORE_STATUS_NOT_MEASURED];
 	tap->flags = store_flags(rec->flags, 0);
 	tap->t_down_ns = rec->t_down_ns;
 	tap->t_up_ns = rec->t_up_ns;

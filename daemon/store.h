@@ -4,6 +4,13 @@
  * from the migrations in sql/, embedded in the binary, applied in order and
  * tracked with PRAGMA user_version.  A file whose application_id is not
  * tapd's is refused, never written.
+ *
+ * The store owns the schema: no SQL over its tables is written anywhere
+ * else.  Readers get plain C data from store_taps.h (taps, frames, apps)
+ * and store_query.h (statistics); the names of the kinds, statuses and
+ * flags below are the daemon's only copy.  Its files: store.c (open,
+ * migrations, the errno map), store_write.c (the batched writer and the
+ * sessions), store_taps.c and store_query.c, sharing store_sql.h.
  */
 #ifndef TAPD_STORE_H
 #define TAPD_STORE_H
@@ -17,6 +24,47 @@
 #define STORE_FLAG_INTERRUPTED	 0x4u
 #define STORE_FLAG_INPUT_DROPPED 0x8u
 #define STORE_FLAG_COUNT	 4
+
+/*
+ * The gesture kinds and the statuses of a tap.  Their names below are the
+ * only copy in the C code; the schema's CHECK constraints (sql/) hold the
+ * other, which the store's own checks keep in step with these.
+ */
+enum store_kind {
+	STORE_KIND_TAP,
+	STORE_KIND_LONG_PRESS,
+	STORE_KIND_SWIPE,
+	STORE_KIND_MULTI,
+	STORE_KIND_COUNT
+};
+
+/* Kinds as a mask: bit k is 1u << k. */
+#define STORE_KINDS_ALL ((1u << STORE_KIND_COUNT) - 1)
+/* The kinds that get response times: tap and long_press. */
+#define STORE_KINDS_MEASURED                                                   \
+	((1u << STORE_KIND_TAP) | (1u << STORE_KIND_LONG_PRESS))
+
+enum store_status {
+	STORE_STATUS_OK,
+	STORE_STATUS_NO_RESPONSE,
+	STORE_STATUS_TRUNCATED,
+	STORE_STATUS_FRAMES_UNAVAILABLE,
+	STORE_STATUS_NOT_MEASURED,
+	STORE_STATUS_COUNT
+};
+
+/*
+ * The names, indexed by enum store_kind, enum store_status and flag bit
+ * (bit 0 first), each list NULL-terminated so that it can serve as a set
+ * of choices.
+ */
+extern const char *const store_kind_names[STORE_KIND_COUNT + 1];
+extern const char *const store_status_names[STORE_STATUS_COUNT + 1];
+extern const char *const store_flag_names[STORE_FLAG_COUNT + 1];
+
+/* The index of a kind or status name, or -1 for NULL or an unknown one. */
+int store_kind_index(const char *name);
+int store_status_index(const char *name);
 
 /* The application_id in the database header: "tapd" in ASCII. */
 #define STORE_APPLICATION_ID 0x74617064
@@ -48,6 +96,38 @@ struct store_tap {
 };
 
 struct store;
+
+/*
+ * Which taps a reader wants; store_filter_init() sets "every tap".  The
+ * taps listing, the trace and the statistics all select through it, so
+ * that a filter means the same rows everywhere.
+ */
+struct store_filter {
+	const char *app;    /* NULL for every app */
+	int app_unknown;    /* nonzero: only taps of unknown app (app NULL) */
+	unsigned kinds;	    /* 1u << enum store_kind, STORE_KINDS_ALL for any */
+	const char *status; /* NULL for any */
+	/*
+	 * Wall-clock (REALTIME) ns of t_up, both ends included; INT64_MIN and
+	 * INT64_MAX leave an end open.  With either end set, taps whose wall
+	 * time is unknown (NULL) match no range; with both open they count.
+	 */
+	int64_t since_ns;
+	int64_t until_ns;
+	int64_t session;  /* 0 for any */
+	int64_t after_id; /* only ids above it; 0 for all */
+	int wall;	  /* STORE_WALL_* */
+	/* With before_id > 0: only taps before (before_wall_ns, before_id). */
+	int64_t before_wall_ns;
+	int64_t before_id;
+};
+
+/* store_filter.wall: which taps by whether their wall time is known. */
+#define STORE_WALL_ANY	   0
+#define STORE_WALL_KNOWN   1
+#define STORE_WALL_UNKNOWN 2
+
+void store_filter_init(struct store_filter *f);
 
 /*
  * Opens (creating unless STORE_OPEN_READONLY) the database at path, sets up
@@ -180,6 +260,7 @@ struct store_session {
 	const char *name;
 	int64_t started_ns;
 	int64_t stopped_ns; /* -1 while the session is open */
+	int64_t taps;	    /* the taps that carry its id */
 };
 
 /* Receives one session; returns 0, or a negative errno to stop. */
@@ -190,6 +271,14 @@ typedef int (*store_session_cb)(void *ctx, const struct store_session *s);
  * Returns 0, what cb returned, or a negative errno from SQLite.
  */
 int store_session_list(struct store *st, store_session_cb cb, void *ctx);
+
+/*
+ * Calls cb for the session id alone, on any store.  Returns 0, what cb
+ * returned, -ENOENT when there is no such session, or a negative errno
+ * from SQLite.
+ */
+int store_session_get(struct store *st, int64_t id, store_session_cb cb,
+		      void *ctx);
 
 /*
  * The latency histogram of tap_hist (sql/002-frames-hist.sql).  Bucket 0
@@ -229,12 +318,25 @@ int store_hist_bucket(int64_t ns);
 int store_hist_edges(int bucket, int64_t *lo, int64_t *hi);
 
 /*
- * The connection itself, for the read-only queries of the API (query.c,
- * the handlers) that the store does not wrap.  It stays owned by the
- * store: never close it, and use it only on the thread that holds st.
+ * Ends what a reader left running on st: resets every statement still
+ * stepping and rolls back an open read transaction, so that none outlives
+ * its user and holds up checkpoints.  For the pool, when a connection
+ * comes back.
  */
-struct sqlite3;
-struct sqlite3 *store_db(struct store *st);
+void store_reset(struct store *st);
+
+/*
+ * SQLite's message for the last failure on st's connection, for replies
+ * that carry it.  Owned by the store, valid until its next call.
+ */
+const char *store_errmsg(struct store *st);
+
+/*
+ * Reads what /v1/health shows of the file now: its schema version (read
+ * again from the file, not the one seen at open) and its count of taps.
+ * Returns 0, or a negative errno (store_errmsg() says why).
+ */
+int store_info(struct store *st, int64_t *version, int64_t *taps);
 
 /*
  * Retention: deletes at most batch taps (and their response frames) whose

@@ -10,14 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Names of the STORE_FLAG_* bits, bit 0 first. */
-static const char *const flag_names[] = {
-	"busy_before",
-	"settle_capped",
-	"interrupted",
-	"input_dropped",
-};
-
 /*
  * Names of the FrameTimeline JankType bits (reference/frames.md), bit 0
  * first; NULL for JANK_NONE, which is not a kind of jank.
@@ -202,7 +194,7 @@ names_new(uint32_t mask, const char *const *names, size_t n)
 cJSON *
 tapjson_flags_new(unsigned flags)
 {
-	return names_new(flags, flag_names, NELEM(flag_names));
+	return names_new(flags, store_flag_names, STORE_FLAG_COUNT);
 }
 
 cJSON *
@@ -251,65 +243,6 @@ tapjson_wall_time(int64_t wall_ns, char *buf, size_t size)
 	len = snprintf(buf + n, size - n, ".%03dZ", (int)(rem / 1000000));
 	if (len < 0 || (size_t)len >= size - n)
 		return -ENOSPC;
-	return 0;
-}
-
-/* Column text as a C string, NULL for SQL NULL. */
-static const char *
-column_text(sqlite3_stmt *stmt, int col)
-{
-	if (sqlite3_column_type(stmt, col) == SQLITE_NULL)
-		return NULL;
-	return (const char *)sqlite3_column_text(stmt, col);
-}
-
-/* Column integer, or def for SQL NULL. */
-static int64_t
-column_int64(sqlite3_stmt *stmt, int col, int64_t def)
-{
-	if (sqlite3_column_type(stmt, col) == SQLITE_NULL)
-		return def;
-	return sqlite3_column_int64(stmt, col);
-}
-
-static double
-column_double(sqlite3_stmt *stmt, int col)
-{
-	if (sqlite3_column_type(stmt, col) == SQLITE_NULL)
-		return NAN;
-	return sqlite3_column_double(stmt, col);
-}
-
-static int32_t
-column_int32(sqlite3_stmt *stmt, int col)
-{
-	int64_t v = column_int64(stmt, col, 0);
-
-	return v >= INT32_MIN && v <= INT32_MAX ? (int32_t)v : 0;
-}
-
-int
-tapjson_row(sqlite3_stmt *stmt, int64_t *id, struct store_tap *tap)
-{
-	if (sqlite3_column_count(stmt) < TAPJSON_NCOLUMNS)
-		return -EINVAL;
-	memset(tap, 0, sizeof(*tap));
-	*id = sqlite3_column_int64(stmt, 0);
-	tap->app = column_text(stmt, 1);
-	tap->pid = column_int32(stmt, 2);
-	tap->kind = column_text(stmt, 3);
-	tap->status = column_text(stmt, 4);
-	tap->flags = (unsigned)column_int64(stmt, 5, 0);
-	tap->t_down_ns = column_int64(stmt, 6, 0);
-	tap->t_up_ns = column_int64(stmt, 7, 0);
-	tap->wall_ns = column_int64(stmt, 8, -1);
-	tap->x = column_double(stmt, 9);
-	tap->y = column_double(stmt, 10);
-	tap->first_frame_ns = column_int64(stmt, 11, -1);
-	tap->settle_ns = column_int64(stmt, 12, -1);
-	tap->frames = column_int32(stmt, 13);
-	tap->jank = (uint32_t)column_int64(stmt, 14, 0);
-	tap->session = column_int64(stmt, 15, 0);
 	return 0;
 }
 
@@ -384,24 +317,6 @@ tapjson_new(int64_t id, const struct store_tap *tap)
 		return NULL;
 	}
 	return obj;
-}
-
-int
-tapjson_from_row(sqlite3_stmt *stmt, cJSON **out)
-{
-	struct store_tap tap;
-	int64_t id;
-	cJSON *obj;
-	int rc;
-
-	rc = tapjson_row(stmt, &id, &tap);
-	if (rc < 0)
-		return rc;
-	obj = tapjson_new(id, &tap);
-	if (!obj)
-		return -ENOMEM;
-	*out = obj;
-	return 0;
 }
 
 const char *
@@ -510,7 +425,7 @@ tapjson_csv_write(FILE *f, int64_t id, const struct store_tap *tap)
 	if ((rc = csv_string(f, tap->status)) < 0)
 		return rc;
 	fputc(',', f);
-	csv_names(f, tap->flags, flag_names, NELEM(flag_names));
+	csv_names(f, tap->flags, store_flag_names, STORE_FLAG_COUNT);
 	fprintf(f, ",%" PRId64 ",%" PRId64 ",", tap->t_down_ns, tap->t_up_ns);
 	if (tap->wall_ns != -1 &&
 	    tapjson_wall_time(tap->wall_ns, wall, sizeof(wall)) == 0)

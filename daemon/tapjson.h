@@ -35,44 +35,16 @@
 #define TAPD_TAPJSON_H
 
 #include <cjson/cJSON.h>
-#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "store.h"
 
 /*
- * The columns tapjson_row() reads, in this order, starting at column 0:
- *   "SELECT " TAPJSON_COLUMNS " FROM taps WHERE ..."
- * Further columns may follow them.
- */
-#define TAPJSON_COLUMNS                                                        \
-	"id, app, pid, kind, status, flags, t_down_ns, t_up_ns, wall_ns, "     \
-	"x, y, first_frame_ns, settle_ns, frames, jank, session"
-#define TAPJSON_NCOLUMNS 16
-
-/*
- * Reads the current row of a statement that selects TAPJSON_COLUMNS
- * (after sqlite3_step() returned SQLITE_ROW) into *id and *tap, with the
- * store_tap conventions: NULL becomes NULL (app, kind, status), 0 (pid,
- * session), -1 (wall_ns, first_frame_ns, settle_ns) or NaN (x, y).  A pid
- * or frame count outside int32 becomes 0.  The strings are the
- * statement's: valid until the next step, reset or finalize.  Returns 0,
- * or -EINVAL when the statement has fewer columns.
- */
-int tapjson_row(sqlite3_stmt *stmt, int64_t *id, struct store_tap *tap);
-
-/*
  * The JSON object of the tap stored as id.  Returns a new object (free it
  * with cJSON_Delete()), or NULL when out of memory.
  */
 cJSON *tapjson_new(int64_t id, const struct store_tap *tap);
-
-/*
- * The same for the current row of a statement selecting TAPJSON_COLUMNS.
- * Returns 0 and sets *out, -EINVAL or -ENOMEM.
- */
-int tapjson_from_row(sqlite3_stmt *stmt, cJSON **out);
 
 /*
  * Writes wall_ns (REALTIME ns) as RFC 3339 UTC with milliseconds,

@@ -30,6 +30,7 @@
 #include "log.h"
 #include "parse.h"
 #include "store.h"
+#include "store_sql.h"
 
 #define MS  1000000LL
 #define SEC 1000000000LL
@@ -169,7 +170,7 @@ main(int argc, char **argv)
 		char sql[64];
 
 		snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%" PRId64, i);
-		sqlite3_exec(store_db(st), sql, NULL, NULL, NULL);
+		sqlite3_exec(store__sqlite(st), sql, NULL, NULL, NULL);
 	}
 	span_ns = days * 86400 * SEC;
 	start_ns = end_s * SEC - span_ns;

@@ -37,6 +37,7 @@
 #include "log.h"
 #include "status.h"
 #include "store.h"
+#include "store_sql.h"
 
 static char test_dir[512];
 static char db_path[600];
@@ -78,7 +79,7 @@ group_setup(void **state)
 	if (store_open(db_path, 0, &w) != 0)
 		return -1;
 	rc = sqlite3_exec(
-		store_db(w),
+		store__sqlite(w),
 		"INSERT INTO sessions (name, started_ns, stopped_ns)"
 		" VALUES ('old', 1796103474000000000, 1796103475000000000);"
 		"INSERT INTO taps (kind, status, t_down_ns, t_up_ns, session)"
@@ -1076,9 +1077,9 @@ test_param_helpers(void **state)
 	/* No pool: a 503, queued by the checkout itself. */
 	rq = fake_request(&env, NULL);
 	{
-		sqlite3 *db = NULL;
+		struct store *db = NULL;
 
-		assert_true(api_request_db(rq, &db) < 0);
+		assert_true(api_request_store(rq, &db) < 0);
 		assert_null(db);
 		assert_int_equal(api_request__status(rq), 503);
 	}

@@ -28,6 +28,7 @@
 #include "dbpool.h"
 #include "log.h"
 #include "store.h"
+#include "store_sql.h"
 
 static char test_dir[512];
 
@@ -96,7 +97,7 @@ add_taps(struct store *w, int n)
 			 " VALUES ('tap', 'ok', %d, %d)",
 			 i * 10, i * 10 + 5);
 		assert_int_equal(
-			sqlite3_exec(store_db(w), sql, NULL, NULL, NULL),
+			sqlite3_exec(store__sqlite(w), sql, NULL, NULL, NULL),
 			SQLITE_OK);
 	}
 }
@@ -118,8 +119,8 @@ count_taps(struct store *st)
 	sqlite3_stmt *stmt = NULL;
 	int64_t n = -1;
 
-	if (sqlite3_prepare_v2(store_db(st), "SELECT count(*) FROM taps", -1,
-			       &stmt, NULL) == SQLITE_OK &&
+	if (sqlite3_prepare_v2(store__sqlite(st), "SELECT count(*) FROM taps",
+			       -1, &stmt, NULL) == SQLITE_OK &&
 	    sqlite3_step(stmt) == SQLITE_ROW)
 		n = sqlite3_column_int64(stmt, 0);
 	sqlite3_finalize(stmt);
@@ -228,31 +229,32 @@ test_sees_writer(void **state)
 	 * the reader would not see the writer's next commit through it.
 	 * Putting the connection back ends it.
 	 */
-	assert_int_equal(sqlite3_prepare_v2(store_db(r),
+	assert_int_equal(sqlite3_prepare_v2(store__sqlite(r),
 					    "SELECT id FROM taps ORDER BY id",
 					    -1, &stmt, NULL),
 			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
 	assert_true(sqlite3_stmt_busy(stmt));
-	assert_int_equal(sqlite3_get_autocommit(store_db(r)), 1);
+	assert_int_equal(sqlite3_get_autocommit(store__sqlite(r)), 1);
 	dbpool_put(pool, r);
 	assert_false(sqlite3_stmt_busy(stmt));
 	sqlite3_finalize(stmt);
 
 	/* An explicit transaction left open is rolled back too. */
 	assert_int_equal(dbpool_get(pool, 0, &r), 0);
-	assert_int_equal(sqlite3_exec(store_db(r), "BEGIN", NULL, NULL, NULL),
-			 SQLITE_OK);
+	assert_int_equal(
+		sqlite3_exec(store__sqlite(r), "BEGIN", NULL, NULL, NULL),
+		SQLITE_OK);
 	assert_int_equal(count_taps(r), 2);
 	dbpool_put(pool, r);
 	add_taps(w, 3);
 	assert_int_equal(dbpool_get(pool, 0, &r), 0);
-	assert_int_equal(sqlite3_get_autocommit(store_db(r)), 1);
+	assert_int_equal(sqlite3_get_autocommit(store__sqlite(r)), 1);
 	assert_int_equal(count_taps(r), 5);
 	/* Read-only for real: the connection refuses to write. */
-	assert_int_not_equal(
-		sqlite3_exec(store_db(r), "DELETE FROM taps", NULL, NULL, NULL),
-		SQLITE_OK);
+	assert_int_not_equal(sqlite3_exec(store__sqlite(r), "DELETE FROM taps",
+					  NULL, NULL, NULL),
+			     SQLITE_OK);
 	dbpool_put(pool, r);
 	dbpool_free(pool);
 	store_close(w);

@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <sqlite3.h>
 
 #include "metrics.h"
 #include "status.h"
@@ -756,7 +755,7 @@ test_load(void **state)
 	struct store_tap t;
 	char path[600], *a, *b, *text;
 	const char *tmp = getenv("TMPDIR");
-	sqlite3 *db = NULL;
+	struct store *db = NULL;
 	uint64_t seed = 42;
 	int64_t first;
 	int i, n;
@@ -801,10 +800,9 @@ test_load(void **state)
 	assert_int_equal(store_commit(st), 0);
 	store_close(st);
 
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL),
-			 SQLITE_OK);
+	assert_int_equal(store_open(path, STORE_OPEN_READONLY, &db), 0);
 	assert_int_equal(metrics_load(loaded, db), 0);
-	sqlite3_close(db);
+	store_close(db);
 
 	text = render(live, NULL);
 	a = without_start(text);
@@ -840,7 +838,7 @@ test_load_cap(void **state)
 	struct store_tap t;
 	char path[600], app[64], key[128], *text;
 	const char *tmp = getenv("TMPDIR");
-	sqlite3 *db = NULL;
+	struct store *db = NULL;
 	int i, j, n;
 
 	(void)state;
@@ -865,11 +863,10 @@ test_load_cap(void **state)
 	assert_int_equal(store_commit(st), 0);
 	store_close(st);
 
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL),
-			 SQLITE_OK);
+	assert_int_equal(store_open(path, STORE_OPEN_READONLY, &db), 0);
 	assert_int_equal(metrics_new(&m), 0);
 	assert_int_equal(metrics_load(m, db), 0);
-	sqlite3_close(db);
+	store_close(db);
 	text = render(m, NULL);
 	for (i = 0; i < 5; i++) {
 		n = snprintf(key, sizeof(key),

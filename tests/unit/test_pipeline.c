@@ -24,6 +24,7 @@
 #include "pipeline.h"
 #include "status.h"
 #include "store.h"
+#include "store_sql.h"
 
 #define MS INT64_C(1000000)
 #define S  INT64_C(1000000000)
@@ -160,7 +161,7 @@ rows(struct fixture *f, char *buf, size_t len)
 	int n;
 
 	assert_int_equal(sqlite3_prepare_v2(
-				 store_db(f->store),
+				 store__sqlite(f->store),
 				 "SELECT kind, status, coalesce(first_frame_ns "
 				 "/ 1000000, -1), coalesce(settle_ns / "
 				 "1000000, -1), coalesce(app, '') "

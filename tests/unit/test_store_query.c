@@ -20,8 +20,9 @@
 #include <sqlite3.h>
 
 #include "log.h"
-#include "query.h"
 #include "store.h"
+#include "store_query.h"
+#include "store_sql.h"
 
 #define MS	(1000000LL)
 #define MIN_NS	(60 * 1000000000LL)
@@ -122,12 +123,12 @@ reader(const char *path)
 }
 
 static void
-percentiles(sqlite3 *db, const struct query_filter *f, enum query_metric metric,
-	    enum query_method method, const double *p, size_t np,
-	    struct query_percentiles *out)
+percentiles(struct store *db, const struct store_filter *f,
+	    enum store_query_metric metric, enum store_query_method method,
+	    const double *p, size_t np, struct store_query_percentiles *out)
 {
-	assert_int_equal(query_percentiles(db, f, metric, method, p, np, out),
-			 0);
+	assert_int_equal(
+		store_query_percentiles(db, f, metric, method, p, np, out), 0);
 }
 
 static int
@@ -144,24 +145,26 @@ test_rank(void **state)
 	int64_t n, r, twice_p;
 
 	(void)state;
-	assert_int_equal(query_rank(50, 1), 1);
-	assert_int_equal(query_rank(100, 1), 1);
-	assert_int_equal(query_rank(1e-9, 1000), 1);
-	assert_int_equal(query_rank(100, 1000), 1000);
-	assert_int_equal(query_rank(50, 10), 5);
-	assert_int_equal(query_rank(50, 11), 6);
+	assert_int_equal(store_query_rank(50, 1), 1);
+	assert_int_equal(store_query_rank(100, 1), 1);
+	assert_int_equal(store_query_rank(1e-9, 1000), 1);
+	assert_int_equal(store_query_rank(100, 1000), 1000);
+	assert_int_equal(store_query_rank(50, 10), 5);
+	assert_int_equal(store_query_rank(50, 11), 6);
 	/* 99.9 is not 99.900000000000006: 999, not 1000. */
-	assert_int_equal(query_rank(99.9, 1000), 999);
-	assert_int_equal(query_rank(99.9, 1001), 1000);
-	assert_int_equal(query_rank(95, 20), 19);
-	assert_int_equal(query_rank(0.1, 10000), 10);
-	assert_int_equal(query_rank(50, 3000000000001LL), 1500000000001LL);
-	assert_int_equal(query_rank(99.99, 7000000000000LL), 6999300000000LL);
-	assert_int_equal(query_rank(0, 10), 0);
-	assert_int_equal(query_rank(-1, 10), 0);
-	assert_int_equal(query_rank(100.5, 10), 0);
-	assert_int_equal(query_rank(NAN, 10), 0);
-	assert_int_equal(query_rank(50, 0), 0);
+	assert_int_equal(store_query_rank(99.9, 1000), 999);
+	assert_int_equal(store_query_rank(99.9, 1001), 1000);
+	assert_int_equal(store_query_rank(95, 20), 19);
+	assert_int_equal(store_query_rank(0.1, 10000), 10);
+	assert_int_equal(store_query_rank(50, 3000000000001LL),
+			 1500000000001LL);
+	assert_int_equal(store_query_rank(99.99, 7000000000000LL),
+			 6999300000000LL);
+	assert_int_equal(store_query_rank(0, 10), 0);
+	assert_int_equal(store_query_rank(-1, 10), 0);
+	assert_int_equal(store_query_rank(100.5, 10), 0);
+	assert_int_equal(store_query_rank(NAN, 10), 0);
+	assert_int_equal(store_query_rank(50, 0), 0);
 	/*
 	 * The definition itself, for every half percent and small n: the
 	 * smallest r with r / n >= p / 100, i.e. 200 r >= 2p n.
@@ -170,7 +173,7 @@ test_rank(void **state)
 		for (twice_p = 1; twice_p <= 200; twice_p++) {
 			for (r = 1; 200 * r < twice_p * n; r++)
 				;
-			assert_int_equal(query_rank(twice_p / 2.0, n), r);
+			assert_int_equal(store_query_rank(twice_p / 2.0, n), r);
 		}
 	}
 }
@@ -182,13 +185,13 @@ test_exact_known(void **state)
 	static const double pt[] = {50, 75, 76, 1e-6};
 	static const int order[] = {7, 2, 9, 1, 10, 4, 3, 8, 6, 5};
 	static const int ties[] = {5, 9, 5, 5};
-	struct query_percentiles r;
-	struct query_filter f;
+	struct store_query_percentiles r;
+	struct store_filter f;
 	struct store *st, *ro;
 	struct store_tap t;
 	char path[256];
 	int64_t session = 0;
-	sqlite3 *db;
+	struct store *db;
 	int i;
 
 	(void)state;
@@ -232,12 +235,13 @@ test_exact_known(void **state)
 	store_close(st);
 
 	ro = reader(path);
-	db = store_db(ro);
-	query_filter_init(&f);
+	db = ro;
+	store_query_filter_init(&f);
 	f.app = "com.b";
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_AUTO, p4, 4, &r);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME, STORE_QUERY_METHOD_AUTO,
+		    p4, 4, &r);
 	/* N = 1: every percentile is the one value. */
-	assert_int_equal(r.method, QUERY_METHOD_EXACT);
+	assert_int_equal(r.method, STORE_QUERY_METHOD_EXACT);
 	assert_int_equal(r.count, 1);
 	for (i = 0; i < 4; i++) {
 		assert_int_equal(r.value_ns[i], 7250000);
@@ -245,7 +249,8 @@ test_exact_known(void **state)
 	}
 
 	f.app = "com.a";
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_EXACT, p4, 4, &r);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME, STORE_QUERY_METHOD_EXACT,
+		    p4, 4, &r);
 	/* 1..10 ms and the session's 42 ms long press. */
 	assert_int_equal(r.count, 11);
 	assert_int_equal(r.value_ns[0], 2 * MS);  /* rank 2 */
@@ -253,47 +258,53 @@ test_exact_known(void **state)
 	assert_int_equal(r.value_ns[2], 10 * MS); /* rank 10 */
 	assert_int_equal(r.value_ns[3], 42 * MS);
 	assert_int_equal(r.max_error_ns, 0);
-	percentiles(db, &f, QUERY_SETTLE, QUERY_METHOD_EXACT, p4, 4, &r);
+	percentiles(db, &f, STORE_QUERY_SETTLE, STORE_QUERY_METHOD_EXACT, p4, 4,
+		    &r);
 	assert_int_equal(r.value_ns[1], 18 * MS);
 
 	/* Filters the histogram cannot serve are exact, whatever is asked. */
 	f.session = session;
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_HISTOGRAM, p4, 4,
-		    &r);
-	assert_int_equal(r.method, QUERY_METHOD_EXACT);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME,
+		    STORE_QUERY_METHOD_HISTOGRAM, p4, 4, &r);
+	assert_int_equal(r.method, STORE_QUERY_METHOD_EXACT);
 	assert_int_equal(r.count, 1);
 	assert_int_equal(r.value_ns[0], 42 * MS);
 	f.session = session + 1;
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_AUTO, p4, 4, &r);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME, STORE_QUERY_METHOD_AUTO,
+		    p4, 4, &r);
 	assert_int_equal(r.count, 0);
 	assert_int_equal(r.value_ns[0], -1);
 	f.session = 0;
 	f.status = "truncated";
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_HISTOGRAM, p4, 4,
-		    &r);
-	assert_int_equal(r.method, QUERY_METHOD_EXACT);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME,
+		    STORE_QUERY_METHOD_HISTOGRAM, p4, 4, &r);
+	assert_int_equal(r.method, STORE_QUERY_METHOD_EXACT);
 	assert_int_equal(r.count, 2);
 	assert_int_equal(r.value_ns[0], 400 * MS);
 	assert_int_equal(r.value_ns[3], 500 * MS);
-	f.kinds = QUERY_KIND_TAP;
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_AUTO, p4, 4, &r);
+	f.kinds = (1u << STORE_KIND_TAP);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME, STORE_QUERY_METHOD_AUTO,
+		    p4, 4, &r);
 	assert_int_equal(r.count, 1);
 	assert_int_equal(r.value_ns[0], 500 * MS);
 	/* No response means no latency: nothing to rank. */
-	f.kinds = QUERY_KINDS_ALL;
+	f.kinds = STORE_KINDS_ALL;
 	f.status = "no_response";
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_AUTO, p4, 4, &r);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME, STORE_QUERY_METHOD_AUTO,
+		    p4, 4, &r);
 	assert_int_equal(r.count, 0);
 	f.status = "ok";
-	f.kinds = QUERY_KIND_LONG_PRESS;
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_AUTO, p4, 4, &r);
+	f.kinds = (1u << STORE_KIND_LONG_PRESS);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME, STORE_QUERY_METHOD_AUTO,
+		    p4, 4, &r);
 	assert_int_equal(r.count, 1);
 	assert_int_equal(r.value_ns[2], 42 * MS);
 
 	/* Ties: 5 5 5 9. */
-	query_filter_init(&f);
+	store_query_filter_init(&f);
 	f.app = "com.d";
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_AUTO, pt, 4, &r);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME, STORE_QUERY_METHOD_AUTO,
+		    pt, 4, &r);
 	assert_int_equal(r.count, 4);
 	assert_int_equal(r.value_ns[0], 5 * MS);
 	assert_int_equal(r.value_ns[1], 5 * MS);
@@ -301,51 +312,56 @@ test_exact_known(void **state)
 	assert_int_equal(r.value_ns[3], 5 * MS);
 	/* com.d has no wall time: any range leaves it out. */
 	f.until_ns = INT64_MAX - 1;
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_AUTO, pt, 4, &r);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME, STORE_QUERY_METHOD_AUTO,
+		    pt, 4, &r);
 	assert_int_equal(r.count, 0);
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_HISTOGRAM, pt, 4,
-		    &r);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME,
+		    STORE_QUERY_METHOD_HISTOGRAM, pt, 4, &r);
 	assert_int_equal(r.count, 0);
 	/* Over all time the histogram path counts it from the rows. */
 	f.until_ns = INT64_MAX;
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_HISTOGRAM, pt, 4,
-		    &r);
-	assert_int_equal(r.method, QUERY_METHOD_HISTOGRAM);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME,
+		    STORE_QUERY_METHOD_HISTOGRAM, pt, 4, &r);
+	assert_int_equal(r.method, STORE_QUERY_METHOD_HISTOGRAM);
 	assert_int_equal(r.count, 4);
 	assert_true(llabs(r.value_ns[2] - 9 * MS) <= r.error_ns[2]);
 
 	/* Unknown app. */
-	query_filter_init(&f);
+	store_query_filter_init(&f);
 	f.app_unknown = 1;
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_AUTO, p4, 1, &r);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME, STORE_QUERY_METHOD_AUTO,
+		    p4, 1, &r);
 	assert_int_equal(r.count, 1);
 	assert_int_equal(r.value_ns[0], 3 * MS);
 
 	/* Both ends of a range are included, to the nanosecond. */
-	query_filter_init(&f);
+	store_query_filter_init(&f);
 	f.app = "com.a";
 	f.since_ns = DAY0 + 2 * MIN_NS;
 	f.until_ns = DAY0 + 4 * MIN_NS;
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_EXACT, p4, 4, &r);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME, STORE_QUERY_METHOD_EXACT,
+		    p4, 4, &r);
 	assert_int_equal(r.count, 3); /* 9, 1, 10 ms */
 	assert_int_equal(r.value_ns[0], 1 * MS);
 	assert_int_equal(r.value_ns[1], 9 * MS);
 	f.since_ns++;
 	f.until_ns--;
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_EXACT, p4, 4, &r);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME, STORE_QUERY_METHOD_EXACT,
+		    p4, 4, &r);
 	assert_int_equal(r.count, 1);
 	assert_int_equal(r.value_ns[0], 1 * MS);
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_HISTOGRAM, p4, 4,
-		    &r);
-	assert_int_equal(r.method, QUERY_METHOD_HISTOGRAM);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME,
+		    STORE_QUERY_METHOD_HISTOGRAM, p4, 4, &r);
+	assert_int_equal(r.method, STORE_QUERY_METHOD_HISTOGRAM);
 	assert_int_equal(r.count, 1);
 
 	/* Every app, over all time: 10 + 1 + 1 + 4 + 1. */
-	query_filter_init(&f);
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_EXACT, p4, 4, &r);
+	store_query_filter_init(&f);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME, STORE_QUERY_METHOD_EXACT,
+		    p4, 4, &r);
 	assert_int_equal(r.count, 17);
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_HISTOGRAM, p4, 4,
-		    &r);
+	percentiles(db, &f, STORE_QUERY_FIRST_FRAME,
+		    STORE_QUERY_METHOD_HISTOGRAM, p4, 4, &r);
 	assert_int_equal(r.count, 17);
 	store_close(ro);
 }
@@ -354,13 +370,13 @@ static void
 test_bad_args(void **state)
 {
 	static const double ok[] = {50};
-	double many[QUERY_MAX_P + 1];
-	struct query_percentiles r;
-	struct query_histogram h;
-	struct query_filter f;
+	double many[STORE_QUERY_MAX_P + 1];
+	struct store_query_percentiles r;
+	struct store_query_histogram h;
+	struct store_filter f;
 	struct store *st, *ro;
 	char path[256];
-	sqlite3 *db;
+	struct store *db;
 	double bad;
 	size_t i;
 
@@ -368,65 +384,81 @@ test_bad_args(void **state)
 	st = new_db("bad.db", path, sizeof(path));
 	store_close(st);
 	ro = reader(path);
-	db = store_db(ro);
-	query_filter_init(&f);
-	for (i = 0; i <= QUERY_MAX_P; i++)
+	db = ro;
+	store_query_filter_init(&f);
+	for (i = 0; i <= STORE_QUERY_MAX_P; i++)
 		many[i] = 50;
-	assert_int_equal(query_percentiles(db, &f, QUERY_FIRST_FRAME,
-					   QUERY_METHOD_AUTO, many, QUERY_MAX_P,
-					   &r),
+	assert_int_equal(store_query_percentiles(db, &f,
+						 STORE_QUERY_FIRST_FRAME,
+						 STORE_QUERY_METHOD_AUTO, many,
+						 STORE_QUERY_MAX_P, &r),
 			 0);
 	assert_int_equal(r.count, 0);
-	assert_int_equal(query_percentiles(db, &f, QUERY_FIRST_FRAME,
-					   QUERY_METHOD_AUTO, many,
-					   QUERY_MAX_P + 1, &r),
+	assert_int_equal(store_query_percentiles(db, &f,
+						 STORE_QUERY_FIRST_FRAME,
+						 STORE_QUERY_METHOD_AUTO, many,
+						 STORE_QUERY_MAX_P + 1, &r),
 			 -EINVAL);
-	assert_int_equal(query_percentiles(db, &f, QUERY_FIRST_FRAME,
-					   QUERY_METHOD_AUTO, ok, 0, &r),
-			 -EINVAL);
+	assert_int_equal(
+		store_query_percentiles(db, &f, STORE_QUERY_FIRST_FRAME,
+					STORE_QUERY_METHOD_AUTO, ok, 0, &r),
+		-EINVAL);
 	bad = 0;
-	assert_int_equal(query_percentiles(db, &f, QUERY_FIRST_FRAME,
-					   QUERY_METHOD_AUTO, &bad, 1, &r),
-			 -EINVAL);
+	assert_int_equal(
+		store_query_percentiles(db, &f, STORE_QUERY_FIRST_FRAME,
+					STORE_QUERY_METHOD_AUTO, &bad, 1, &r),
+		-EINVAL);
 	bad = 100.0001;
-	assert_int_equal(query_percentiles(db, &f, QUERY_FIRST_FRAME,
-					   QUERY_METHOD_AUTO, &bad, 1, &r),
-			 -EINVAL);
+	assert_int_equal(
+		store_query_percentiles(db, &f, STORE_QUERY_FIRST_FRAME,
+					STORE_QUERY_METHOD_AUTO, &bad, 1, &r),
+		-EINVAL);
 	bad = NAN;
-	assert_int_equal(query_percentiles(db, &f, QUERY_FIRST_FRAME,
-					   QUERY_METHOD_AUTO, &bad, 1, &r),
-			 -EINVAL);
+	assert_int_equal(
+		store_query_percentiles(db, &f, STORE_QUERY_FIRST_FRAME,
+					STORE_QUERY_METHOD_AUTO, &bad, 1, &r),
+		-EINVAL);
 	f.status = "OK";
-	assert_int_equal(query_percentiles(db, &f, QUERY_FIRST_FRAME,
-					   QUERY_METHOD_AUTO, ok, 1, &r),
-			 -EINVAL);
-	query_filter_init(&f);
+	assert_int_equal(
+		store_query_percentiles(db, &f, STORE_QUERY_FIRST_FRAME,
+					STORE_QUERY_METHOD_AUTO, ok, 1, &r),
+		-EINVAL);
+	store_query_filter_init(&f);
 	f.kinds = 0;
-	assert_int_equal(query_percentiles(db, &f, QUERY_FIRST_FRAME,
-					   QUERY_METHOD_AUTO, ok, 1, &r),
-			 -EINVAL);
-	query_filter_init(&f);
+	assert_int_equal(
+		store_query_percentiles(db, &f, STORE_QUERY_FIRST_FRAME,
+					STORE_QUERY_METHOD_AUTO, ok, 1, &r),
+		-EINVAL);
+	store_query_filter_init(&f);
 	f.since_ns = 2;
 	f.until_ns = 1;
-	assert_int_equal(query_percentiles(db, &f, QUERY_FIRST_FRAME,
-					   QUERY_METHOD_AUTO, ok, 1, &r),
-			 -EINVAL);
-	assert_int_equal(query_histogram(db, &f, QUERY_SETTLE, 10, &h),
-			 -EINVAL);
-	query_filter_init(&f);
+	assert_int_equal(
+		store_query_percentiles(db, &f, STORE_QUERY_FIRST_FRAME,
+					STORE_QUERY_METHOD_AUTO, ok, 1, &r),
+		-EINVAL);
+	assert_int_equal(
+		store_query_histogram(db, &f, STORE_QUERY_SETTLE, 10, &h),
+		-EINVAL);
+	store_query_filter_init(&f);
 	f.app = "x";
 	f.app_unknown = 1;
-	assert_int_equal(query_percentiles(db, &f, QUERY_FIRST_FRAME,
-					   QUERY_METHOD_AUTO, ok, 1, &r),
-			 -EINVAL);
-	query_filter_init(&f);
-	assert_int_equal(query_percentiles(db, &f, (enum query_metric)2,
-					   QUERY_METHOD_AUTO, ok, 1, &r),
-			 -EINVAL);
-	assert_int_equal(query_histogram(db, &f, QUERY_SETTLE, 0, &h), -EINVAL);
-	assert_string_equal(query_metric_name(QUERY_SETTLE), "settle");
-	assert_string_equal(query_method_name(QUERY_METHOD_HISTOGRAM),
-			    "histogram");
+	assert_int_equal(
+		store_query_percentiles(db, &f, STORE_QUERY_FIRST_FRAME,
+					STORE_QUERY_METHOD_AUTO, ok, 1, &r),
+		-EINVAL);
+	store_query_filter_init(&f);
+	assert_int_equal(
+		store_query_percentiles(db, &f, (enum store_query_metric)2,
+					STORE_QUERY_METHOD_AUTO, ok, 1, &r),
+		-EINVAL);
+	assert_int_equal(
+		store_query_histogram(db, &f, STORE_QUERY_SETTLE, 0, &h),
+		-EINVAL);
+	assert_string_equal(store_query_metric_name(STORE_QUERY_SETTLE),
+			    "settle");
+	assert_string_equal(
+		store_query_method_name(STORE_QUERY_METHOD_HISTOGRAM),
+		"histogram");
 	store_close(ro);
 }
 
@@ -486,7 +518,7 @@ expect_values(const struct sample *s, size_t n, const char *app, int64_t lo,
  * The histogram path against the rows: the same count, every percentile
  * within the error it reports, the error within 1% of the value; over
  * ranges aligned and not, open at either end, for one app and for all.
- * One app has more than QUERY_EXACT_MAX taps, so AUTO takes each path.
+ * One app has more than STORE_QUERY_EXACT_MAX taps, so AUTO takes each path.
  */
 static void
 test_hist_vs_exact(void **state)
@@ -494,8 +526,8 @@ test_hist_vs_exact(void **state)
 	static const double p[] = {0.5, 10, 50, 90, 99, 99.9, 100};
 	static struct sample s[HN];
 	static int64_t want[HN];
-	struct query_percentiles ex, hi, au;
-	struct query_filter f;
+	struct store_query_percentiles ex, hi, au;
+	struct store_filter f;
 	struct store *st, *ro;
 	struct store_tap t;
 	char path[256];
@@ -539,32 +571,35 @@ test_hist_vs_exact(void **state)
 	for (a = 0; a < 3; a++) {
 		for (j = 0; j < sizeof(ranges) / sizeof(ranges[0]); j++) {
 			for (m = 0; m < 2; m++) {
-				query_filter_init(&f);
+				store_query_filter_init(&f);
 				f.app = apps[a];
 				f.since_ns = ranges[j][0];
 				f.until_ns = ranges[j][1];
 				n = expect_values(s, HN, apps[a], ranges[j][0],
 						  ranges[j][1], m, want);
-				percentiles(store_db(ro), &f, m,
-					    QUERY_METHOD_EXACT, p, 7, &ex);
-				percentiles(store_db(ro), &f, m,
-					    QUERY_METHOD_HISTOGRAM, p, 7, &hi);
-				percentiles(store_db(ro), &f, m,
-					    QUERY_METHOD_AUTO, p, 7, &au);
-				assert_int_equal(ex.method, QUERY_METHOD_EXACT);
+				percentiles(ro, &f, m, STORE_QUERY_METHOD_EXACT,
+					    p, 7, &ex);
+				percentiles(ro, &f, m,
+					    STORE_QUERY_METHOD_HISTOGRAM, p, 7,
+					    &hi);
+				percentiles(ro, &f, m, STORE_QUERY_METHOD_AUTO,
+					    p, 7, &au);
+				assert_int_equal(ex.method,
+						 STORE_QUERY_METHOD_EXACT);
 				assert_int_equal(hi.method,
-						 QUERY_METHOD_HISTOGRAM);
+						 STORE_QUERY_METHOD_HISTOGRAM);
 				assert_int_equal(ex.count, (int64_t)n);
 				assert_int_equal(hi.count, (int64_t)n);
 				assert_int_equal(au.count, (int64_t)n);
 				assert_int_equal(
 					au.method,
-					n <= QUERY_EXACT_MAX
-						? QUERY_METHOD_EXACT
-						: QUERY_METHOD_HISTOGRAM);
+					n <= STORE_QUERY_EXACT_MAX
+						? STORE_QUERY_METHOD_EXACT
+						: STORE_QUERY_METHOD_HISTOGRAM);
 				for (i = 0; i < 7 && n > 0; i++) {
 					int64_t v =
-						want[query_rank(p[i], n) - 1];
+						want[store_query_rank(p[i], n) -
+						     1];
 					int64_t e = hi.error_ns[i];
 
 					assert_int_equal(ex.value_ns[i], v);
@@ -585,15 +620,15 @@ test_hist_vs_exact(void **state)
 static void
 test_histogram(void **state)
 {
-	struct query_histogram h, hs;
-	struct query_filter f;
+	struct store_query_histogram h, hs;
+	struct store_filter f;
 	struct store *st, *ro;
 	struct store_tap t;
 	char path[256];
 	int64_t vals[300], lo, hi, sum;
 	int64_t session = 0;
 	size_t i, j, n, k;
-	sqlite3 *db;
+	struct store *db;
 
 	(void)state;
 	st = new_db("histogram.db", path, sizeof(path));
@@ -609,13 +644,15 @@ test_histogram(void **state)
 	qsort(vals, 300, sizeof(*vals), cmp64);
 
 	ro = reader(path);
-	db = store_db(ro);
-	query_filter_init(&f);
+	db = ro;
+	store_query_filter_init(&f);
 	f.app = "com.h";
 	for (n = 1; n <= 64; n *= 4) {
-		assert_int_equal(
-			query_histogram(db, &f, QUERY_FIRST_FRAME, n, &h), 0);
-		assert_int_equal(h.method, QUERY_METHOD_HISTOGRAM);
+		assert_int_equal(store_query_histogram(db, &f,
+						       STORE_QUERY_FIRST_FRAME,
+						       n, &h),
+				 0);
+		assert_int_equal(h.method, STORE_QUERY_METHOD_HISTOGRAM);
 		assert_int_equal(h.count, 300);
 		assert_true(h.nbuckets >= 1 && h.nbuckets <= n);
 		/* From the smallest value's bucket to the largest's. */
@@ -639,30 +676,33 @@ test_histogram(void **state)
 		assert_int_equal(sum, 300);
 		/* The same taps by session come from the rows, the same. */
 		f.session = session;
-		assert_int_equal(
-			query_histogram(db, &f, QUERY_FIRST_FRAME, n, &hs), 0);
+		assert_int_equal(store_query_histogram(db, &f,
+						       STORE_QUERY_FIRST_FRAME,
+						       n, &hs),
+				 0);
 		f.session = 0;
-		assert_int_equal(hs.method, QUERY_METHOD_EXACT);
+		assert_int_equal(hs.method, STORE_QUERY_METHOD_EXACT);
 		assert_int_equal(hs.nbuckets, h.nbuckets);
 		assert_memory_equal(hs.buckets, h.buckets,
 				    h.nbuckets * sizeof(*h.buckets));
-		query_histogram_release(&hs);
-		query_histogram_release(&h);
+		store_query_histogram_release(&hs);
+		store_query_histogram_release(&h);
 	}
 	f.app = "com.none";
-	assert_int_equal(query_histogram(db, &f, QUERY_SETTLE, 10, &h), 0);
+	assert_int_equal(
+		store_query_histogram(db, &f, STORE_QUERY_SETTLE, 10, &h), 0);
 	assert_int_equal(h.count, 0);
 	assert_int_equal(h.nbuckets, 0);
-	query_histogram_release(&h);
-	query_histogram_release(NULL);
+	store_query_histogram_release(&h);
+	store_query_histogram_release(NULL);
 	store_close(ro);
 }
 
 static void
 test_apps(void **state)
 {
-	struct query_app *apps = NULL;
-	struct query_filter f;
+	struct store_query_app *apps = NULL;
+	struct store_filter f;
 	struct store *st, *ro;
 	struct store_tap t;
 	char path[256];
@@ -690,8 +730,8 @@ test_apps(void **state)
 	store_close(st);
 
 	ro = reader(path);
-	query_filter_init(&f);
-	assert_int_equal(query_apps(store_db(ro), &f, &apps, &n), 0);
+	store_query_filter_init(&f);
+	assert_int_equal(store_query_apps(ro, &f, &apps, &n), 0);
 	assert_int_equal(n, 3);
 	assert_string_equal(apps[0].app, "com.a");
 	assert_string_equal(apps[1].app, "com.z");
@@ -709,27 +749,27 @@ test_apps(void **state)
 	assert_int_equal(apps[0].first_frame.value_ns[0], 20 * MS);
 	assert_int_equal(apps[2].total, 1);
 	assert_int_equal(apps[2].first_frame.value_ns[1], 30 * MS);
-	query_apps_free(apps, n);
+	store_query_apps_free(apps, n);
 
 	/* A range: the first 10 minutes of com.z, nothing else. */
 	f.since_ns = DAY0;
 	f.until_ns = DAY0 + 10 * MIN_NS;
 	apps = NULL;
-	assert_int_equal(query_apps(store_db(ro), &f, &apps, &n), 0);
+	assert_int_equal(store_query_apps(ro, &f, &apps, &n), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(apps[0].app, "com.z");
 	assert_int_equal(apps[0].total, 13);
 	assert_int_equal(apps[0].first_frame.count, 10);
 	assert_int_equal(apps[0].first_frame.value_ns[0], 5 * MS);
-	query_apps_free(apps, n);
-	query_apps_free(NULL, 0);
+	store_query_apps_free(apps, n);
+	store_query_apps_free(NULL, 0);
 
 	f.since_ns = DAY0 - DAY_NS;
 	f.until_ns = DAY0 - 1;
 	apps = NULL;
-	assert_int_equal(query_apps(store_db(ro), &f, &apps, &n), 0);
+	assert_int_equal(store_query_apps(ro, &f, &apps, &n), 0);
 	assert_int_equal(n, 0);
-	query_apps_free(apps, n);
+	store_query_apps_free(apps, n);
 	store_close(ro);
 }
 
@@ -741,8 +781,8 @@ static void
 test_snapshot(void **state)
 {
 	static const double p[] = {100};
-	struct query_percentiles r;
-	struct query_filter f;
+	struct store_query_percentiles r;
+	struct store_filter f;
 	struct store *st, *ro;
 	struct store_tap t;
 	char path[256];
@@ -754,23 +794,25 @@ test_snapshot(void **state)
 	add(st, &t);
 	assert_int_equal(store_commit(st), 0);
 	ro = reader(path);
-	db = store_db(ro);
-	query_filter_init(&f);
+	db = store__sqlite(ro);
+	store_query_filter_init(&f);
 	f.app = "com.s";
 	assert_int_equal(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL),
 			 SQLITE_OK);
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_AUTO, p, 1, &r);
+	percentiles(ro, &f, STORE_QUERY_FIRST_FRAME, STORE_QUERY_METHOD_AUTO, p,
+		    1, &r);
 	assert_int_equal(r.count, 1);
 	t = tap_of("com.s", DAY0 + 1, 9000);
 	add(st, &t);
 	assert_int_equal(store_commit(st), 0);
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_HISTOGRAM, p, 1,
-		    &r);
+	percentiles(ro, &f, STORE_QUERY_FIRST_FRAME,
+		    STORE_QUERY_METHOD_HISTOGRAM, p, 1, &r);
 	assert_int_equal(r.count, 1);
 	assert_int_equal(sqlite3_get_autocommit(db), 0);
 	assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL),
 			 SQLITE_OK);
-	percentiles(db, &f, QUERY_FIRST_FRAME, QUERY_METHOD_AUTO, p, 1, &r);
+	percentiles(ro, &f, STORE_QUERY_FIRST_FRAME, STORE_QUERY_METHOD_AUTO, p,
+		    1, &r);
 	assert_int_equal(r.count, 2);
 	assert_int_equal(r.value_ns[0], 9 * MS);
 	/* Its own transaction is closed again. */
@@ -792,6 +834,6 @@ main(void)
 		cmocka_unit_test(test_snapshot),
 	};
 
-	log_init("test_query", LOG_LEVEL_WARN);
+	log_init("test_store_query", LOG_LEVEL_WARN);
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

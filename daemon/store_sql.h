@@ -1,0 +1,170 @@
+/*
+ * The store's own header, shared by its files (store.c, store_write.c,
+ * store_taps.c, store_query.c) and by the tests that look inside a file:
+ * the connection, the statements, the one SQLite-to-errno map and the one
+ * builder of WHERE clauses over the taps.  Nothing else in the daemon
+ * includes it: SQL stays inside the store.  The double underscore marks
+ * names shared by the module's files, not part of its contract.
+ */
+#ifndef TAPD_STORE_SQL_H
+#define TAPD_STORE_SQL_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+
+#define STORE_BATCH_ROWS     256
+#define STORE_BATCH_DELAY_NS (100 * 1000 * 1000LL)
+#define STORE_FLAG_MASK	     ((1u << STORE_FLAG_COUNT) - 1)
+
+enum store_stmt {
+	STORE_STMT_COUNT,
+	STORE_STMT_SESSION_GET,
+	STORE_STMT_SESSION_LIST,
+	STORE_STMT_SESSION_ONE,
+	STORE_STMT_TAP_FRAMES,
+	/* Statements from here on are the writer's only. */
+	STORE_STMT_BEGIN,
+	STORE_STMT_COMMIT,
+	STORE_STMT_ROLLBACK,
+	STORE_STMT_INSERT_TAP,
+	STORE_STMT_INSERT_RUN,
+	STORE_STMT_END_RUN,
+	STORE_STMT_INSERT_FRAME,
+	STORE_STMT_HIST_ADD,
+	STORE_STMT_SESSION_START,
+	STORE_STMT_SESSION_STOP,
+	STORE_STMT_N
+};
+
+extern const char *const store__stmt_sql[STORE_STMT_N];
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	bool readonly;
+	/* Set once open succeeded: only then may close write to the file. */
+	bool ready;
+	int version;
+	sqlite3_stmt *stmt[STORE_STMT_N];
+	int64_t run_id; /* 0 when no run is open */
+	bool in_batch;
+	unsigned batch_rows;
+	int64_t batch_first_ns;
+	uint64_t added;
+	uint64_t lost;
+};
+
+/*
+ * Maps an SQLite result code to a negative errno (0 for OK, ROW and
+ * DONE).  The only such map in tapd: every caller of SQLite goes through
+ * it.  db may be NULL.
+ */
+int store__errno(sqlite3 *db, int rc);
+
+/* Logs what failed with SQLite's own message and returns the errno. */
+int store__fail(const struct store *st, int rc, const char *what);
+
+/* Runs SQL without results; logs and returns the errno on failure. */
+int store__exec(struct store *st, const char *sql, const char *what);
+
+/*
+ * Runs a prepared statement that returns no rows and makes it ready for
+ * the next use.  Returns the SQLite result code; the caller logs.
+ */
+int store__step(struct store *st, enum store_stmt which);
+
+/* -EROFS after logging that st cannot do what. */
+int store__refuse_readonly(const struct store *st, const char *what);
+
+/* CLOCK_REALTIME or CLOCK_MONOTONIC now, in ns (0 when unreadable). */
+int64_t store__clock_ns(int clock);
+
+/*
+ * The connection itself, for the store's files and for tests that check
+ * a file with SQL of their own.  It stays owned by the store.
+ */
+sqlite3 *store__sqlite(struct store *st);
+
+/*
+ * The columns store__tap_row() reads, in its order, for "SELECT "
+ * STORE__TAP_COLUMNS " FROM taps ...".
+ */
+#define STORE__TAP_COLUMNS                                                     \
+	"id, app, pid, kind, status, flags, t_down_ns, t_up_ns, wall_ns, x, "  \
+	"y, first_frame_ns, settle_ns, frames, jank, session"
+#define STORE__TAP_NCOLUMNS 16
+
+/*
+ * Reads the current row of a statement that selected STORE__TAP_COLUMNS
+ * first into *id and *tap, with the store_tap conventions: NULL becomes
+ * NULL (app, kind, status), 0 (pid, session), -1 (wall_ns, latencies) or
+ * NAN (x, y).  Strings are borrowed from the statement, valid until its
+ * next step.  Returns 0, or -EINVAL when the statement has fewer columns.
+ */
+int store__tap_row(sqlite3_stmt *stmt, int64_t *id, struct store_tap *tap);
+
+/* A statement being built: its text and the values for its "?"s. */
+#define STORE__QB_SQL_MAX   1024
+#define STORE__QB_BINDS_MAX 16
+
+struct store__qb {
+	char sql[STORE__QB_SQL_MAX];
+	size_t len;
+	bool overflow;
+	bool where; /* a WHERE is written: the next condition takes AND */
+	struct {
+		bool is_text;
+		int64_t i;
+		const char *s;
+	} bind[STORE__QB_BINDS_MAX];
+	int nbind;
+};
+
+/* Appends text; a value to bind for the "?" text ends with. */
+void store__qb_add(struct store__qb *q, const char *s);
+void store__qb_int(struct store__qb *q, const char *s, int64_t v);
+void store__qb_text(struct store__qb *q, const char *s, const char *v);
+
+/* Appends " WHERE " or " AND ", then the condition (and its value). */
+void store__qb_cond(struct store__qb *q, const char *s);
+void store__qb_cond_int(struct store__qb *q, const char *s, int64_t v);
+void store__qb_cond_text(struct store__qb *q, const char *s, const char *v);
+
+/*
+ * Prepares the statement and binds its values.  Returns 0 and sets *out,
+ * -E2BIG for a statement that did not fit, or the errno of SQLite's
+ * failure after logging it.
+ */
+int store__qb_prepare(sqlite3 *db, struct store__qb *q, sqlite3_stmt **out);
+
+/* store__filter_where() options. */
+/*
+ * A unary '+' on app, kind, status and wall_ns, so that the planner
+ * serves none of them from an index ordered by something else (the taps
+ * listing walks ids instead); session keeps its index.
+ */
+#define STORE__WHERE_NO_INDEX 0x1u
+
+/*
+ * Appends the conditions of f: app, kinds, status, session, wall time
+ * (known or unknown), the range, after_id and the (wall_ns, id) bound,
+ * every value bound.  The one WHERE builder over the taps.
+ */
+void store__filter_where(struct store__qb *q, const struct store_filter *f,
+			 unsigned opts);
+
+/*
+ * BEGIN unless the connection is in a transaction already; *began says
+ * which, for store__read_end(), which ends only what it began.
+ */
+int store__read_begin(sqlite3 *db, bool *began);
+void store__read_end(sqlite3 *db, bool began);
+
+/* Logs "cannot what: SQLite's message" and returns the errno. */
+int store__db_fail(sqlite3 *db, int rc, const char *what);
+
+#endif

@@ -1,0 +1,711 @@
+/*
+ * The store's writer: runs, the batched inserts of taps and their frames
+ * and histogram rows, and sessions; see store.h.  Reads of sessions are
+ * here too, next to the rows they read.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "store.h"
+#include "store_sql.h"
+
+static bool
+store_run_mode_known(const char *mode)
+{
+	return mode &&
+	       (strcmp(mode, "replay") == 0 || strcmp(mode, "live") == 0);
+}
+
+/* Drops the open batch after a failure, counting its rows as lost. */
+static void
+store_abandon(struct store *st)
+{
+	/* ROLLBACK fails harmlessly when SQLite rolled back by itself. */
+	store__step(st, STORE_STMT_ROLLBACK);
+	if (st->batch_rows)
+		log_warnx("lost %u taps of '%s' with the failed transaction",
+			  st->batch_rows, st->path);
+	st->lost += st->batch_rows;
+	st->batch_rows = 0;
+	st->in_batch = false;
+}
+
+int
+store_begin_run(struct store *st, const char *mode, const char *source,
+		int64_t *run_id)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (st->readonly)
+		return store__refuse_readonly(st, "begin a run in");
+	if (!run_id)
+		return -EINVAL;
+	if (!store_run_mode_known(mode)) {
+		log_warnx("cannot begin a run in '%s': unknown mode '%s'",
+			  st->path, mode ? mode : "(null)");
+		return -EINVAL;
+	}
+	if (st->run_id) {
+		log_warnx("cannot begin a run in '%s': run %" PRId64
+			  " is still open",
+			  st->path, st->run_id);
+		return -EALREADY;
+	}
+	/* Taps added so far belong to no run; they go first. */
+	rc = store_commit(st);
+	if (rc < 0)
+		return rc;
+	stmt = st->stmt[STORE_STMT_INSERT_RUN];
+	rc = sqlite3_bind_text(stmt, 1, mode, -1, SQLITE_TRANSIENT);
+	if (rc == SQLITE_OK)
+		rc = source ? sqlite3_bind_text(stmt, 2, source, -1,
+						SQLITE_TRANSIENT)
+			    : sqlite3_bind_null(stmt, 2);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 3,
+					store__clock_ns(CLOCK_REALTIME));
+	if (rc == SQLITE_OK)
+		rc = store__step(st, STORE_STMT_INSERT_RUN);
+	else
+		sqlite3_clear_bindings(stmt);
+	if (rc != SQLITE_OK)
+		return store__fail(st, rc, "record a run in");
+	st->run_id = sqlite3_last_insert_rowid(st->db);
+	*run_id = st->run_id;
+	return 0;
+}
+
+int
+store_end_run(struct store *st, const char *stats_json)
+{
+	sqlite3_stmt *stmt;
+	int crc, rc;
+
+	if (st->readonly)
+		return store__refuse_readonly(st, "end a run in");
+	if (!st->run_id) {
+		log_warnx("cannot end a run in '%s': no run is open", st->path);
+		return -EINVAL;
+	}
+	/*
+	 * The run's last taps go first; the run is ended even when they are
+	 * lost, since its counters say what happened.
+	 */
+	crc = store_commit(st);
+	stmt = st->stmt[STORE_STMT_END_RUN];
+	rc = sqlite3_bind_int64(stmt, 1, store__clock_ns(CLOCK_REALTIME));
+	if (rc == SQLITE_OK)
+		rc = stats_json ? sqlite3_bind_text(stmt, 2, stats_json, -1,
+						    SQLITE_TRANSIENT)
+				: sqlite3_bind_null(stmt, 2);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 3, st->run_id);
+	if (rc == SQLITE_OK)
+		rc = store__step(st, STORE_STMT_END_RUN);
+	else
+		sqlite3_clear_bindings(stmt);
+	if (rc != SQLITE_OK)
+		return store__fail(st, rc, "record the end of a run in");
+	st->run_id = 0;
+	return crc;
+}
+
+/*
+ * Checks what the schema's CHECKs and foreign keys would otherwise reject
+ * inside the batch, and what no producer may send: a failed INSERT is the
+ * caller's mistake and must not cost the other rows of the batch.  Returns
+ * what is wrong, or NULL.
+ */
+static const char *
+store_tap_invalid(const struct store_tap *tap)
+{
+	if (store_kind_index(tap->kind) < 0)
+		return "unknown kind";
+	if (store_status_index(tap->status) < 0)
+		return "unknown status";
+	if (tap->flags & ~STORE_FLAG_MASK)
+		return "unknown flags";
+	if (tap->pid < 0)
+		return "negative pid";
+	if (tap->wall_ns < -1)
+		return "negative wall time";
+	if (tap->first_frame_ns < -1 || tap->settle_ns < -1)
+		return "negative latency";
+	if (tap->frames < 0)
+		return "negative frame count";
+	if (tap->session < 0)
+		return "negative session";
+	return NULL;
+}
+
+static int
+store_bind_tap(struct store *st, const struct store_tap *tap)
+{
+	sqlite3_stmt *stmt = st->stmt[STORE_STMT_INSERT_TAP];
+	int rc;
+
+	/* Unknown is NULL in the table, never a made-up 0 or -1. */
+	rc = st->run_id ? sqlite3_bind_int64(stmt, 1, st->run_id)
+			: sqlite3_bind_null(stmt, 1);
+	if (rc == SQLITE_OK)
+		rc = tap->session ? sqlite3_bind_int64(stmt, 2, tap->session)
+				  : sqlite3_bind_null(stmt, 2);
+	if (rc == SQLITE_OK)
+		rc = tap->app ? sqlite3_bind_text(stmt, 3, tap->app, -1,
+						  SQLITE_TRANSIENT)
+			      : sqlite3_bind_null(stmt, 3);
+	if (rc == SQLITE_OK)
+		rc = tap->pid ? sqlite3_bind_int64(stmt, 4, tap->pid)
+			      : sqlite3_bind_null(stmt, 4);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(stmt, 5, tap->kind, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(stmt, 6, tap->status, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 7, tap->flags);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 8, tap->t_down_ns);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 9, tap->t_up_ns);
+	if (rc == SQLITE_OK)
+		rc = tap->wall_ns >= 0
+			     ? sqlite3_bind_int64(stmt, 10, tap->wall_ns)
+			     : sqlite3_bind_null(stmt, 10);
+	/* A NaN coordinate becomes NULL inside sqlite3_bind_double(). */
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_double(stmt, 11, tap->x);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_double(stmt, 12, tap->y);
+	if (rc == SQLITE_OK)
+		rc = tap->first_frame_ns >= 0
+			     ? sqlite3_bind_int64(stmt, 13, tap->first_frame_ns)
+			     : sqlite3_bind_null(stmt, 13);
+	if (rc == SQLITE_OK)
+		rc = tap->settle_ns >= 0
+			     ? sqlite3_bind_int64(stmt, 14, tap->settle_ns)
+			     : sqlite3_bind_null(stmt, 14);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 15, tap->frames);
+	/* Through int64 so that bit 31 stays a positive number. */
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 16, (int64_t)tap->jank);
+	return rc;
+}
+
+/*
+ * Checks what the frames of a tap must be; the ids and seq numbers are the
+ * store's own, so nothing else in them can fail a constraint.
+ */
+static const char *
+store_frames_invalid(const struct store_tap *tap,
+		     const struct store_frame *frames, size_t nframes)
+{
+	size_t i;
+
+	if (nframes == 0)
+		return NULL;
+	if (!frames || nframes != (size_t)tap->frames)
+		return "frame count differs from the frames given";
+	for (i = 0; i < nframes; i++)
+		if (frames[i].present_ns < frames[i].start_ns)
+			return "frame presented before it started";
+	return NULL;
+}
+
+static int
+store_insert_frames(struct store *st, int64_t tap_id,
+		    const struct store_frame *frames, size_t nframes)
+{
+	sqlite3_stmt *stmt = st->stmt[STORE_STMT_INSERT_FRAME];
+	size_t i;
+	int rc = SQLITE_OK;
+
+	for (i = 0; i < nframes && rc == SQLITE_OK; i++) {
+		rc = sqlite3_bind_int64(stmt, 1, tap_id);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int64(stmt, 2, (int64_t)i);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int64(stmt, 3, frames[i].start_ns);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int64(stmt, 4, frames[i].present_ns);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int64(stmt, 5,
+						(int64_t)frames[i].jank);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int(stmt, 6,
+					      frames[i].in_burst ? 1 : 0);
+		if (rc == SQLITE_OK)
+			rc = store__step(st, STORE_STMT_INSERT_FRAME);
+		else
+			sqlite3_clear_bindings(stmt);
+	}
+	return rc;
+}
+
+/* One count more in the histogram row of (app, metric, span, minute, ns). */
+static int
+store_hist_add(struct store *st, const char *app, int metric, int span,
+	       int64_t minute, int64_t ns)
+{
+	sqlite3_stmt *stmt = st->stmt[STORE_STMT_HIST_ADD];
+	int rc;
+
+	rc = sqlite3_bind_text(stmt, 1, app, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int(stmt, 2, metric);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int(stmt, 3, span);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 4, minute - minute % span);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int(stmt, 5, store_hist_bucket(ns));
+	if (rc == SQLITE_OK)
+		rc = store__step(st, STORE_STMT_HIST_ADD);
+	else
+		sqlite3_clear_bindings(stmt);
+	return rc;
+}
+
+/*
+ * Counts a tap in tap_hist, by the rule of sql/002-frames-hist.sql (which
+ * does the same for the taps of a file it migrates): measured kinds, 'ok',
+ * known wall time; its own app's rows and the all-apps rows, at every
+ * span.
+ */
+static int
+store_hist_tap(struct store *st, const struct store_tap *tap)
+{
+	static const int spans[] = {STORE_HIST_SPAN_MINUTE,
+				    STORE_HIST_SPAN_HOUR, STORE_HIST_SPAN_DAY};
+	const int64_t values[] = {tap->first_frame_ns, tap->settle_ns};
+	const char *scopes[2];
+	size_t nscopes = 0, i, j, k;
+	int64_t minute;
+	int kind, rc = SQLITE_OK;
+
+	kind = store_kind_index(tap->kind);
+	if (store_status_index(tap->status) != STORE_STATUS_OK ||
+	    tap->wall_ns < 0 || kind < 0 ||
+	    !(STORE_KINDS_MEASURED & (1u << kind)))
+		return SQLITE_OK;
+	minute = tap->wall_ns / (60 * 1000000000LL);
+	/* An app named like the all-apps rows would be counted twice. */
+	if (tap->app && tap->app[0] &&
+	    strcmp(tap->app, STORE_HIST_ALL_APPS) != 0)
+		scopes[nscopes++] = tap->app;
+	scopes[nscopes++] = STORE_HIST_ALL_APPS;
+	for (i = 0; i < 2; i++) {
+		if (values[i] < 0)
+			continue;
+		for (j = 0; j < nscopes; j++)
+			for (k = 0; k < sizeof(spans) / sizeof(spans[0]); k++) {
+				rc = store_hist_add(st, scopes[j], (int)i,
+						    spans[k], minute,
+						    values[i]);
+				if (rc != SQLITE_OK)
+					return rc;
+			}
+	}
+	return rc;
+}
+
+int
+store_insert(struct store *st, const struct store_tap *tap,
+	     const struct store_frame *frames, size_t nframes, int64_t *id)
+{
+	const char *why;
+	int64_t tap_id;
+	int rc;
+
+	if (st->readonly)
+		return store__refuse_readonly(st, "add a tap to");
+	if (!tap)
+		return -EINVAL;
+	why = store_tap_invalid(tap);
+	if (!why)
+		why = store_frames_invalid(tap, frames, nframes);
+	if (why) {
+		log_warnx("cannot add a tap to '%s': %s (kind '%s', status "
+			  "'%s')",
+			  st->path, why, tap->kind ? tap->kind : "(null)",
+			  tap->status ? tap->status : "(null)");
+		return -EINVAL;
+	}
+	st->added++;
+	if (!st->in_batch) {
+		rc = store__step(st, STORE_STMT_BEGIN);
+		if (rc != SQLITE_OK) {
+			st->lost++;
+			return store__fail(st, rc, "begin a transaction in");
+		}
+		st->in_batch = true;
+		st->batch_rows = 0;
+		st->batch_first_ns = store__clock_ns(CLOCK_MONOTONIC);
+	}
+	rc = store_bind_tap(st, tap);
+	if (rc == SQLITE_OK)
+		rc = store__step(st, STORE_STMT_INSERT_TAP);
+	else
+		sqlite3_clear_bindings(st->stmt[STORE_STMT_INSERT_TAP]);
+	if (rc != SQLITE_OK) {
+		st->lost++;
+		rc = store__fail(st, rc, "add a tap to");
+		/*
+		 * A constraint (a session id that does not exist) undoes
+		 * only this statement; the batch is intact and stays.  Any
+		 * other failure may have rolled the transaction back.
+		 */
+		if (rc != -EINVAL || sqlite3_get_autocommit(st->db))
+			store_abandon(st);
+		return rc;
+	}
+	tap_id = sqlite3_last_insert_rowid(st->db);
+	rc = store_insert_frames(st, tap_id, frames, nframes);
+	if (rc == SQLITE_OK)
+		rc = store_hist_tap(st, tap);
+	if (rc != SQLITE_OK) {
+		/*
+		 * The tap's row is in, its frames or counts are not: only
+		 * dropping the whole batch keeps the three tables agreeing.
+		 */
+		st->lost++;
+		rc = store__fail(st, rc, "add a tap to");
+		store_abandon(st);
+		return rc;
+	}
+	st->batch_rows++;
+	if (id)
+		*id = tap_id;
+	if (st->batch_rows >= STORE_BATCH_ROWS)
+		return store_commit(st);
+	return 0;
+}
+
+int
+store_add_tap(struct store *st, const struct store_tap *tap)
+{
+	return store_insert(st, tap, NULL, 0, NULL);
+}
+
+int
+store_commit(struct store *st)
+{
+	int rc;
+
+	if (!st->in_batch)
+		return 0;
+	rc = store__step(st, STORE_STMT_COMMIT);
+	if (rc != SQLITE_OK) {
+		rc = store__fail(st, rc, "commit to");
+		store_abandon(st);
+		return rc;
+	}
+	st->in_batch = false;
+	st->batch_rows = 0;
+	return 0;
+}
+
+int
+store_tick(struct store *st, int64_t now_ns)
+{
+	if (!st->in_batch || now_ns - st->batch_first_ns < STORE_BATCH_DELAY_NS)
+		return 0;
+	return store_commit(st);
+}
+
+uint64_t
+store_added(const struct store *st)
+{
+	return st->added;
+}
+
+uint64_t
+store_lost(const struct store *st)
+{
+	return st->lost;
+}
+
+int
+store_count(struct store *st, const char *kind, const char *status,
+	    int64_t *count)
+{
+	sqlite3_stmt *stmt = st->stmt[STORE_STMT_COUNT];
+	int rc;
+
+	/* An unknown name would match nothing and hide a typo as a 0. */
+	if ((kind && store_kind_index(kind) < 0) ||
+	    (status && store_status_index(status) < 0) || !count)
+		return -EINVAL;
+	rc = kind ? sqlite3_bind_text(stmt, 1, kind, -1, SQLITE_STATIC)
+		  : sqlite3_bind_null(stmt, 1);
+	if (rc == SQLITE_OK)
+		rc = status ? sqlite3_bind_text(stmt, 2, status, -1,
+						SQLITE_STATIC)
+			    : sqlite3_bind_null(stmt, 2);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*count = sqlite3_column_int64(stmt, 0);
+		rc = SQLITE_OK;
+	} else if (rc == SQLITE_DONE) {
+		rc = SQLITE_ERROR;
+	}
+	if (rc != SQLITE_OK)
+		rc = store__fail(st, rc, "count taps in");
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	return rc;
+}
+
+static bool
+store_session_name_ok(const char *name)
+{
+	size_t len;
+
+	if (!name)
+		return false;
+	len = strlen(name);
+	if (len == 0 || len > STORE_SESSION_NAME_MAX)
+		return false;
+	for (; *name; name++)
+		if ((unsigned char)*name < 0x20 || *name == 0x7f)
+			return false;
+	return true;
+}
+
+int
+store_session_start(struct store *st, const char *name, int64_t *id,
+		    int64_t *started_ns)
+{
+	sqlite3_stmt *stmt = st->stmt[STORE_STMT_SESSION_START];
+	int64_t now;
+	int rc;
+
+	if (st->readonly)
+		return store__refuse_readonly(st, "start a session in");
+	if (!store_session_name_ok(name)) {
+		log_warnx("cannot start a session in '%s': the name must be "
+			  "1 to %d bytes without control characters",
+			  st->path, STORE_SESSION_NAME_MAX);
+		return -EINVAL;
+	}
+	/*
+	 * Outside any batch, so that the session row is durable as soon as
+	 * the caller learns its id; the taps added so far go first.
+	 */
+	rc = store_commit(st);
+	if (rc < 0)
+		return rc;
+	now = store__clock_ns(CLOCK_REALTIME);
+	rc = sqlite3_bind_text(stmt, 1, name, -1, SQLITE_TRANSIENT);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 2, now);
+	if (rc == SQLITE_OK)
+		rc = store__step(st, STORE_STMT_SESSION_START);
+	else
+		sqlite3_clear_bindings(stmt);
+	if (rc != SQLITE_OK)
+		return store__fail(st, rc, "start a session in");
+	if (id)
+		*id = sqlite3_last_insert_rowid(st->db);
+	if (started_ns)
+		*started_ns = now;
+	return 0;
+}
+
+int
+store_session_stop(struct store *st, int64_t id, int64_t *stopped_ns)
+{
+	sqlite3_stmt *stmt;
+	int64_t now;
+	int rc;
+
+	if (st->readonly)
+		return store__refuse_readonly(st, "stop a session in");
+	rc = store_commit(st);
+	if (rc < 0)
+		return rc;
+	now = store__clock_ns(CLOCK_REALTIME);
+	stmt = st->stmt[STORE_STMT_SESSION_STOP];
+	rc = sqlite3_bind_int64(stmt, 1, id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 2, now);
+	if (rc == SQLITE_OK)
+		rc = store__step(st, STORE_STMT_SESSION_STOP);
+	else
+		sqlite3_clear_bindings(stmt);
+	if (rc != SQLITE_OK)
+		return store__fail(st, rc, "stop a session in");
+	if (sqlite3_changes(st->db) == 1) {
+		if (stopped_ns)
+			*stopped_ns = now;
+		return 0;
+	}
+	/* Nothing changed: either no such session or it is stopped. */
+	stmt = st->stmt[STORE_STMT_SESSION_GET];
+	rc = sqlite3_bind_int64(stmt, 1, id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		rc = -EALREADY;
+	else if (rc == SQLITE_DONE)
+		rc = -ENOENT;
+	else
+		rc = store__fail(st, rc, "read sessions of");
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	return rc;
+}
+
+/* The session the current row of stmt describes, name borrowed. */
+static void
+store_session_row(sqlite3_stmt *stmt, struct store_session *s)
+{
+	const unsigned char *name;
+
+	name = sqlite3_column_text(stmt, 1);
+	s->id = sqlite3_column_int64(stmt, 0);
+	s->name = name ? (const char *)name : "";
+	s->started_ns = sqlite3_column_int64(stmt, 2);
+	s->stopped_ns = sqlite3_column_type(stmt, 3) == SQLITE_NULL
+				? -1
+				: sqlite3_column_int64(stmt, 3);
+	s->taps = sqlite3_column_int64(stmt, 4);
+}
+
+int
+store_session_list(struct store *st, store_session_cb cb, void *ctx)
+{
+	sqlite3_stmt *stmt = st->stmt[STORE_STMT_SESSION_LIST];
+	struct store_session s;
+	int rc, crc = 0;
+
+	if (!cb)
+		return -EINVAL;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		store_session_row(stmt, &s);
+		crc = cb(ctx, &s);
+		if (crc != 0)
+			break;
+	}
+	if (crc != 0)
+		rc = crc;
+	else if (rc == SQLITE_DONE)
+		rc = 0;
+	else
+		rc = store__fail(st, rc, "read sessions of");
+	sqlite3_reset(stmt);
+	return rc;
+}
+
+int
+store_session_get(struct store *st, int64_t id, store_session_cb cb, void *ctx)
+{
+	sqlite3_stmt *stmt = st->stmt[STORE_STMT_SESSION_ONE];
+	struct store_session s;
+	int rc;
+
+	if (!cb)
+		return -EINVAL;
+	rc = sqlite3_bind_int64(stmt, 1, id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		store_session_row(stmt, &s);
+		rc = cb(ctx, &s);
+	} else if (rc == SQLITE_DONE) {
+		rc = -ENOENT;
+	} else {
+		rc = store__fail(st, rc, "read sessions of");
+	}
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	return rc;
+}
+
+int
+store_retain(struct store *st, int64_t before_wall_ns, unsigned batch,
+	     int64_t *deleted)
+{
+	const int64_t day_ns = INT64_C(86400) * 1000000000;
+	sqlite3_stmt *stmt = NULL;
+	int64_t cutoff;
+	int rc;
+
+	*deleted = 0;
+	if (st->readonly)
+		return store__refuse_readonly(st, "delete from");
+	if (before_wall_ns <= 0 || batch == 0)
+		return -EINVAL;
+	cutoff = before_wall_ns - before_wall_ns % day_ns;
+	/* Taps of the open batch are the newest: commit them first. */
+	rc = store_commit(st);
+	if (rc < 0)
+		return rc;
+	rc = sqlite3_prepare_v2(st->db,
+				"DELETE FROM taps WHERE id IN (SELECT id FROM "
+				"taps WHERE wall_ns < ?1 ORDER BY wall_ns "
+				"LIMIT ?2)",
+				-1, &stmt, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 1, cutoff);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 2, batch);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc != SQLITE_DONE) {
+		rc = store__fail(st, rc, "delete old taps from");
+		goto out;
+	}
+	*deleted = sqlite3_changes64(st->db);
+	rc = 0;
+	if (*deleted > 0)
+		goto out;
+	/*
+	 * The taps are gone; their histogram rows go in one statement, as
+	 * the cutoff is a whole day every span's row starts before it or at
+	 * it.
+	 */
+	sqlite3_finalize(stmt);
+	stmt = NULL;
+	rc = sqlite3_prepare_v2(st->db,
+				"DELETE FROM tap_hist WHERE minute < ?1", -1,
+				&stmt, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 1, cutoff / 60000000000LL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc != SQLITE_DONE) {
+		rc = store__fail(st, rc, "delete old histograms from");
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+int
+store_maintain(struct store *st)
+{
+	int rc;
+
+	if (st->readonly)
+		return store__refuse_readonly(st, "maintain");
+	rc = store_commit(st);
+	if (rc == 0)
+		rc = store__exec(st, "PRAGMA incremental_vacuum(2000)",
+				 "vacuum");
+	if (rc == 0)
+		rc = store__exec(st, "PRAGMA wal_checkpoint(TRUNCATE)",
+				 "checkpoint");
+	return rc;
+}
