@@ -86,7 +86,8 @@ test_full(void **state)
 	obj = tapjson_new(77, &tap);
 	assert_non_null(obj);
 	s = print(obj);
-	/* Every member, its type, its value and the order of docs/DESIGN.md 7.6. */
+	/* Every member, its type, its value and the order of
+	 * docs/DESIGN.md 7.6. */
 	assert_string_equal(
 		s, "{\"id\":77,\"app\":\"com.example.app\",\"pid\":4242,"
 		   "\"kind\":\"long_press\",\"status\":\"ok\","
