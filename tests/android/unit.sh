@@ -25,12 +25,20 @@ for abi in $abis; do
 		fail=$((fail + 1))
 		continue
 	fi
-	bins=$(ls "$build/android/$abi/obj/t/"test_* 2>/dev/null | grep -v '\.d$')
-	if [ -z "$bins" ]; then
-		echo "FAIL no unit tests in '$build/android/$abi/obj/t': run make android"
-		fail=$((fail + 1))
-		continue
-	fi
+	# One binary for each test source: a missing one is a failure, and a
+	# stale one left by a renamed test is not run.
+	bins=""
+	for src in tests/unit/test_*.c; do
+		t=$build/android/$abi/obj/t/$(basename "$src" .c)
+		if [ -x "$t" ]; then
+			bins="$bins $t"
+		else
+			echo "FAIL $abi: no '$t': run make android"
+			fail=$((fail + 1))
+		fi
+	done
+	bins=${bins# }
+	[ -n "$bins" ] || continue
 	apass=0
 	afail=0
 	askip=0
@@ -60,7 +68,7 @@ for abi in $abis; do
 			echo "$abi $name: skipped:$(sed -n 's/^\[  SKIPPED \] \(test_[A-Za-z0-9_]*\)$/ \1/p' "$out" | sort -u | tr -d "\n")"
 		fi
 	done
-	echo "$abi: $(echo "$bins" | wc -l) binaries under $abi_qemu in $(($(date +%s) - start)) s: $apass passed, $afail failed, $askip skipped"
+	echo "$abi: $(echo "$bins" | wc -w) binaries under $abi_qemu in $(($(date +%s) - start)) s: $apass passed, $afail failed, $askip skipped"
 	pass=$((pass + apass))
 	fail=$((fail + afail))
 	skip=$((skip + askip))

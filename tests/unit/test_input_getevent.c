@@ -919,6 +919,6 @@ main(void)
 		cmocka_unit_test(test_missing_file),
 	};
 
-	log_init("test_getevent", LOG_LEVEL_ERROR);
+	log_init("test_input_getevent", LOG_LEVEL_ERROR);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1084,6 +1084,6 @@ main(void)
 		cmocka_unit_test(test_uinput_syn_dropped),
 	};
 
-	log_init("test_evdev", LOG_LEVEL_ERROR);
+	log_init("test_input_evdev", LOG_LEVEL_ERROR);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

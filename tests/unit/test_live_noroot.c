@@ -447,6 +447,6 @@ main(void)
 	};
 
 	/* The sources log each refusal; the test reads their health. */
-	log_init("test_noroot", LOG_LEVEL_ERROR);
+	log_init("test_live_noroot", LOG_LEVEL_ERROR);
 	return cmocka_run_group_tests_name("noroot", tests, NULL, NULL);
 }
