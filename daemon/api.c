@@ -53,7 +53,7 @@ struct api {
 };
 
 /*
- * The routes of DESIGN.md section 4.  A GET route also answers HEAD (MHD
+ * The routes of docs/DESIGN.md 7.6.  A GET route also answers HEAD (MHD
  * leaves the body out); a path with no handler for the method is a 405.
  */
 struct api_route {
@@ -548,7 +548,7 @@ api_start(const struct api_config *cfg, struct api **out)
 	/*
 	 * A thread per connection: the handlers block (SQLite, the event
 	 * stream's waits), which would stall every other client of a
-	 * polling thread (style.md B.1).  ITC makes quiescing possible.
+	 * polling thread (docs/DESIGN.md 4).  ITC makes quiescing possible.
 	 */
 	flags = MHD_USE_INTERNAL_POLLING_THREAD |
 		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_AUTO |

@@ -1,5 +1,5 @@
 /*
- * The HTTP API (DESIGN.md section 4) on libmicrohttpd: thread per
+ * The HTTP API (docs/DESIGN.md 7.6) on libmicrohttpd: thread per
  * connection, loopback by default, a pool of read-only SQLite connections,
  * bearer-token auth for any other address, JSON errors everywhere.
  * Handlers live in api_*.c; this module owns the server, the routing, the

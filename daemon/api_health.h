@@ -1,5 +1,5 @@
 /*
- * GET /v1/health (DESIGN.md section 4): whether the daemon works, what
+ * GET /v1/health (docs/DESIGN.md 7.6): whether the daemon works, what
  * each source is doing, the live counters and the database's size.
  */
 #ifndef TAPD_API_HEALTH_H

@@ -4,7 +4,7 @@
  * A handler answers exactly once (reply_* returns 0) or returns a negative
  * errno, which api.c turns into a 500.
  *
- * Parameter rules (DESIGN.md section 4): a handler first declares the
+ * Parameter rules (docs/DESIGN.md 7.6): a handler first declares the
  * parameters it knows with api_request_allow(); any other one is a 400.
  * Every getter returns 0 when the parameter is absent (leaving *out as
  * is), 1 when present and valid, and on a bad value queues the 400 reply

@@ -1,5 +1,5 @@
 /*
- * The sessions API (DESIGN.md section 4): named spans of recording whose
+ * The sessions API (docs/DESIGN.md 7.6): named spans of recording whose
  * taps carry the session's id.  Listing reads the database; starting and
  * stopping go to the ingest thread, which owns the only writer, through
  * control.h.  A server without a control (tapd serve: a read-only

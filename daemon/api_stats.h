@@ -1,6 +1,6 @@
 /*
  * Handlers of the statistics endpoints: GET /v1/percentiles, GET /v1/apps
- * and GET /v1/histogram (DESIGN.md section 4).  They validate the
+ * and GET /v1/histogram (docs/DESIGN.md 7.6).  They validate the
  * parameters with api_request.h and compute over the request's read-only
  * connection with store_query.h.
  */

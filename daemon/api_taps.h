@@ -1,5 +1,5 @@
 /*
- * GET /v1/taps (DESIGN.md section 4): the stored taps, oldest id first, a
+ * GET /v1/taps (docs/DESIGN.md 7.6): the stored taps, oldest id first, a
  * page at a time.
  *
  * Parameters, each optional and each validated (anything else is a 400):

@@ -1,6 +1,6 @@
 /*
  * Correlator: pairs each tap (and long press) with the frames its app
- * presented afterwards, exactly as DESIGN.md section 1 defines, and emits
+ * presented afterwards, exactly as docs/DESIGN.md 1 defines, and emits
  * one finalized result per tap.  A pure state machine: no threads, files
  * or clocks.  Frames may arrive in any order and long after the tap; a tap
  * is finalized only once the frame source's watermark and the input's

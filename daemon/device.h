@@ -1,6 +1,6 @@
 /*
  * The description of the recorded device (device.json in a recorded
- * session, DESIGN.md section 4): screen size, density, refresh rate,
+ * session, docs/formats.md 5): screen size, density, refresh rate,
  * Android version and the touch panel's axis ranges.  Every field is
  * optional; what is missing stays unknown (0 / have_* unset), and callers
  * fall back to raw units and default thresholds.

@@ -4,7 +4,7 @@
  * attributed to the switch in force at its t_up: the latest with
  * t_entry <= t.
  *
- * Sources (DESIGN.md section 4):
+ * Sources (docs/DESIGN.md 7.4, docs/formats.md 4.3):
  *  - log:FILE, a recorded session's foreground.log, one line per switch,
  *    "<monotonic_ns> <pid> <package>" separated by blanks.  Blank lines
  *    and lines starting with '#' are skipped.  A malformed line (a field

@@ -1,6 +1,6 @@
 /*
  * Perfetto FrameTimeline reader.  See frames_ftl.h for the contract and
- * reference/frames.md section 1 for the format it follows.
+ * docs/formats.md section 2 for the format it follows.
  *
  * This part reads the framing of the trace and its TracePackets, and
  * holds the object.  The other parts: frames_ftl_clock.c (ClockSnapshots
@@ -35,7 +35,7 @@
 
 #define READ_CHUNK (64u * 1024)
 
-/* TracePacket fields (frames.md 1.2). */
+/* TracePacket fields (docs/formats.md 2.2). */
 enum {
 	TP_CLOCK_SNAPSHOT = 6,
 	TP_TIMESTAMP = 8,

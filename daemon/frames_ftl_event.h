@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The FrameTimelineEvent oneof (frames.md 1.3). */
+/* The FrameTimelineEvent oneof (docs/formats.md 2.3). */
 enum {
 	EV_NONE = 0,
 	EV_EXPECTED_DISPLAY = 1,

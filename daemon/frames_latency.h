@@ -1,6 +1,6 @@
 /*
  * Reader of `dumpsys SurfaceFlinger --latency <layer>` and `--list` output
- * (frames.md section 2), the frame source for devices without
+ * (docs/formats.md 3), the frame source for devices without
  * FrameTimeline.  Four parts:
  *
  *  1. latency_snapshot: one `--latency <layer>` output parsed.  The first

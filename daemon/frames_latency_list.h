@@ -39,7 +39,7 @@ const char *latency_list_name(const struct latency_list *list, size_t i);
 
 /*
  * Chooses the layers of package worth passing to --latency: the buffer
- * layers, never the containers, which only print zeros (frames.md 2.2):
+ * layers, never the containers, which only print zeros (docs/formats.md 3.2):
  *  - the window layers, named by the window title "<package>/<activity>"
  *    (or a title that is the package itself), e.g.
  *    "com.foo/com.foo.MainActivity#0" (A10-A12), "...#28989" (A13+),

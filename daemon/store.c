@@ -402,7 +402,7 @@ store_init_vacuum(struct store *st)
 	return 0;
 }
 
-/* The per-connection settings, in the order style.md B.2 gives. */
+/* The per-connection settings, in the order docs/DESIGN.md 6 gives. */
 static int
 store_setup(struct store *st)
 {

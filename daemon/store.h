@@ -181,7 +181,7 @@ int store_add_tap(struct store *st, const struct store_tap *tap);
 
 /*
  * One response frame of a tap, as stored in tap_frames (the frames
- * DESIGN.md section 1 counts: presented, started inside the window), in
+ * docs/DESIGN.md 1.4 counts: presented, started inside the window), in
  * present order.  Times are CLOCK_MONOTONIC ns.
  */
 struct store_frame {

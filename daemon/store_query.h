@@ -3,7 +3,7 @@
  * histograms) as SQL over a read-only connection to a store's file.  No
  * HTTP here: api_stats.c validates the parameters and writes the JSON.
  *
- * Percentiles are nearest-rank (DESIGN.md section 1): over the N taps that
+ * Percentiles are nearest-rank (docs/DESIGN.md 1.9): over the N taps that
  * match a filter, sorted by the metric, percentile p is the value at rank
  * ceil(p / 100 * N), counted from 1.  There are two ways to get it:
  *

@@ -11,7 +11,7 @@
 #include <time.h>
 
 /*
- * Names of the FrameTimeline JankType bits (reference/frames.md), bit 0
+ * Names of the FrameTimeline JankType bits (docs/formats.md 2.4), bit 0
  * first; NULL for JANK_NONE, which is not a kind of jank.
  */
 static const char *const jank_names[] = {

@@ -1,5 +1,5 @@
 /*
- * A stored tap as the API shows it (DESIGN.md section 4): the JSON object
+ * A stored tap as the API shows it (docs/DESIGN.md 7.6): the JSON object
  * of /v1/taps and /v1/events, and the CSV line of /v1/taps?format=csv.
  *
  * The object's members, in this order:

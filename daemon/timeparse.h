@@ -1,5 +1,5 @@
 /*
- * Time parameters of the HTTP API (DESIGN.md section 4): an RFC 3339 date
+ * Time parameters of the HTTP API (docs/DESIGN.md 7.6): an RFC 3339 date
  * and time, Unix seconds, or a duration back from now, all turned into
  * CLOCK_REALTIME nanoseconds; and the RFC 3339 text of such a time for the
  * answers.  Input is hostile: everything is bounded, nothing overflows.

@@ -1,9 +1,9 @@
 /*
  * The binary TraceConfig that makes the Perfetto tracing service record
- * SurfaceFlinger's FrameTimeline into a file the daemon tails (frames.md
- * section 1.8).  A binary config is the stable interface: a `--txt` config
- * fails on any field name an older perfetto does not know, while an older
- * service simply skips an unknown field number.
+ * SurfaceFlinger's FrameTimeline into a file the daemon tails
+ * (docs/formats.md 2.8).  A binary config is the stable interface: a
+ * `--txt` config fails on any field name an older perfetto does not know,
+ * while an older service simply skips an unknown field number.
  *
  * What is encoded, with the field numbers of perfetto's
  * protos/perfetto/config/trace_config.proto, in field order:

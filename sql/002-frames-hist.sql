@@ -11,7 +11,7 @@
  */
 
 /*
- * The response frames of each measured tap (DESIGN.md section 1), in
+ * The response frames of each measured tap (docs/DESIGN.md 1.4), in
  * present order: seq 0 is the first frame, the one first_frame_ns
  * measures.  start_ns and present_ns are CLOCK_MONOTONIC ns like the tap's
  * t_up_ns; jank is the frame's FrameTimeline jank bits; in_burst is 1 for

@@ -15,7 +15,7 @@
  * file is rewritten), -w NAME OLD waits until the value is no longer OLD
  * (-w NAME: until it is set), polling the file.
  *
- * The output is the real format (input.md 5.3 and 5.6; frames.md 2):
+ * The output is the real format (docs/formats.md 4.2, 3.2 and 3):
  * --list prints one layer name a line, the Android 10-12 form; --latency
  * prints the refresh period, then 127 rows "desired\tactual\tready" (ns,
  * CLOCK_MONOTONIC, oldest first, "0\t0\t0" for unused records, INT64_MAX
