@@ -475,6 +475,7 @@ start_foreground(struct live *l)
 	cfg.sysroot = l->o->sysroot;
 	cfg.dumpsys_bin = l->o->dumpsys_bin;
 	cfg.status = l->status;
+	cfg.loop = l->loop;
 	rc = foreground_live_new(&cfg, l->timeline, &l->fgl);
 	if (rc < 0)
 		return rc;

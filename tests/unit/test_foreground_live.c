@@ -24,6 +24,7 @@
 
 #include "foreground.h"
 #include "foreground_live.h"
+#include "foreground_window.h"
 #include "status.h"
 
 #define FAKE_DUMPSYS "tests/fakes/dumpsys"
@@ -929,8 +930,8 @@ test_focus_spellings(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		memset(pkg, 'x', sizeof(pkg));
-		r = foreground_live_focus_package(cases[i].value, pkg,
-						  sizeof(pkg));
+		r = foreground_window_focus_package(cases[i].value, pkg,
+						    sizeof(pkg));
 		if (!cases[i].pkg) {
 			if (r != 0)
 				fail_msg("'%s' named '%s'", cases[i].value,
@@ -943,18 +944,18 @@ test_focus_spellings(void **state)
 	}
 	/* Too small a buffer, too long a name: nothing, no overflow. */
 	assert_int_equal(
-		foreground_live_focus_package("Window{ab u0 com.foo/.A}", small,
-					      sizeof(small)),
+		foreground_window_focus_package("Window{ab u0 com.foo/.A}",
+						small, sizeof(small)),
 		0);
 	memset(big, 'a', sizeof(big));
 	memcpy(big, "Window{ab u0 ", 13);
 	big[400] = '.';
 	big[sizeof(big) - 2] = '}';
 	big[sizeof(big) - 1] = '\0';
-	assert_int_equal(foreground_live_focus_package(big, pkg, sizeof(pkg)),
+	assert_int_equal(foreground_window_focus_package(big, pkg, sizeof(pkg)),
 			 0);
-	assert_int_equal(foreground_live_focus_package(NULL, pkg, sizeof(pkg)),
-			 0);
+	assert_int_equal(
+		foreground_window_focus_package(NULL, pkg, sizeof(pkg)), 0);
 }
 
 static char *
@@ -996,14 +997,14 @@ test_parse_fixtures(void **state)
 		{FIXTURES "window-null.txt", 0, 0, NULL, NULL, 2},
 		{FIXTURES "window-garbage.txt", 0, 0, NULL, NULL, 8},
 	};
-	struct foreground_live_focus f;
+	struct foreground_window_focus f;
 	size_t i, len, cut;
 	char *buf;
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		buf = slurp(cases[i].file, &len);
-		foreground_live_parse_window(buf, len, &f);
+		foreground_window_parse(buf, len, &f);
 		if (f.n_current != cases[i].n_current ||
 		    f.n_app != cases[i].n_app || f.unnamed != cases[i].unnamed)
 			fail_msg("%s: %zu current, %zu app, %llu unnamed",
@@ -1017,7 +1018,7 @@ test_parse_fixtures(void **state)
 		assert_true(f.lines > 0);
 		/* Every cut gives a valid answer or none, never a crash. */
 		for (cut = 0; cut <= len; cut += 7)
-			foreground_live_parse_window(buf, cut, &f);
+			foreground_window_parse(buf, cut, &f);
 		free(buf);
 	}
 	/* A line over the limit is cut and counted, its start still read. */
@@ -1025,12 +1026,12 @@ test_parse_fixtures(void **state)
 	assert_non_null(buf);
 	memset(buf, ' ', 5000);
 	memcpy(buf, "mCurrentFocus=Window{1 u0 com.foo/.A}", 37);
-	foreground_live_parse_window(buf, 5000, &f);
+	foreground_window_parse(buf, 5000, &f);
 	assert_int_equal(f.long_lines, 1);
 	assert_int_equal(f.n_current, 1);
 	assert_string_equal(f.current[0], "com.foo");
 	free(buf);
-	foreground_live_parse_window(NULL, 0, &f);
+	foreground_window_parse(NULL, 0, &f);
 	assert_int_equal(f.lines, 0);
 }
 
