@@ -66,7 +66,7 @@ struct child {
 	int64_t deadline_ns; /* SIGTERM then; INT64_MAX for never */
 	int64_t kill_at_ns;  /* SIGKILL then, after a SIGTERM at the deadline */
 	int64_t reap_at_ns;  /* look for the exit again then */
-	int killed;	     /* by its deadline or child_kill() */
+	int killed;	     /* by its deadline or child_signal() */
 	int sigkilled;
 	int cut;
 	int exec_errno;
@@ -761,20 +761,20 @@ child_running(const struct child *c)
 int
 child_exited(const struct child *c)
 {
-	return c->exited;
+	return c && c->exited;
 }
 
 int
 child_killed(const struct child *c)
 {
-	return c->killed;
+	return c && c->killed;
 }
 
 int
 child_clean_exit(const struct child *c)
 {
-	return c->exited && !c->killed && !c->cut && WIFEXITED(c->status) &&
-	       WEXITSTATUS(c->status) == 0;
+	return c && c->exited && !c->killed && !c->cut &&
+	       WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0;
 }
 
 const char *
@@ -789,4 +789,15 @@ const char *
 child_errline(const struct child *c)
 {
 	return c->errline;
+}
+
+void
+child_exit_text(const struct child *c, char *buf, size_t size)
+{
+	if (c->killed)
+		snprintf(buf, size, "killed after its timeout");
+	else if (WIFSIGNALED(c->status))
+		snprintf(buf, size, "signal %d", WTERMSIG(c->status));
+	else
+		snprintf(buf, size, "status %d", WEXITSTATUS(c->status));
 }

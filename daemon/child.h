@@ -42,7 +42,7 @@ struct child_set;
 /*
  * Receives a child's stdout as it arrives (n > 0 bytes at p).  Returns 0
  * to go on, or 1 when it has read enough: the pipe is closed and the
- * child's group killed at once (child_cut() then says so).
+ * child's group killed at once (child_info.cut then says so).
  */
 typedef int (*child_out_cb)(void *ctx, const char *p, size_t n);
 
@@ -101,7 +101,7 @@ void child_set_counts(const struct child_set *cs, uint64_t *started,
  * Starts a child in cs.  Returns 0 and sets *out (owned by the caller,
  * until child_free()), or a negative errno with *why (whysize bytes) saying
  * "cannot run 'PROGRAM': REASON".  An exec() that fails after the fork is
- * reported later, as an exit with status 127 and child_exec_errno() set.
+ * reported later, as an exit with status 127 and child_info.exec_errno set.
  */
 int child_spawn(struct child_set *cs, const struct child_spec *spec,
 		struct child **out, char *why, size_t whysize);
@@ -119,6 +119,7 @@ void child_free(struct child *c);
  */
 void child_signal(struct child *c, int sig);
 
+/* These four take NULL as a child that never ran: 0. */
 int child_running(const struct child *c);
 int child_exited(const struct child *c);
 /* Killed by its deadline (or child_signal() SIGKILL). */
@@ -148,6 +149,9 @@ const char *child_out(const struct child *c, size_t *len);
 
 /* The last line on stderr, control bytes as '?'; "" when none. */
 const char *child_errline(const struct child *c);
+
+/* "killed after its timeout", "signal 9", "status 1": for messages. */
+void child_exit_text(const struct child *c, char *buf, size_t size);
 
 /* 1 when name resolves (as for child_spawn()) to an executable file. */
 int child_can_run(const char *name);
