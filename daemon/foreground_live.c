@@ -20,45 +20,30 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "foreground_topapp.h"
 #include "foreground_window.h"
 #include "log.h"
 #include "loop.h"
 #include "parse.h"
 #include "status.h"
 
-#define TOPAPP_PATH	   "/dev/cpuset/top-app/cgroup.procs"
+#define TOPAPP_PATH "/dev/cpuset/top-app/cgroup.procs"
+/* The header's bound is the reader's. */
+_Static_assert(FOREGROUND_LIVE_PIDS_MAX == FOREGROUND_TOPAPP_PIDS_MAX,
+	       "one bound on the pids of top-app");
+
 #define SYSTEMUI	   "com.android.systemui"
 #define KIND		   "top-app"
 #define DETAIL_MAX	   160
-#define PROCS_READ_MAX	   65536
-#define CMDLINE_READ_MAX   4096
-#define STATUS_READ_MAX	   4096
-#define STAT_READ_MAX	   1024
-#define OOM_READ_MAX	   32
-#define OOM_UNKNOWN	   1001 /* worse than any real oom_score_adj */
 #define WINDOW_OUTPUT_MAX  (16 * 1024 * 1024)
 #define TIMEOUT_DEFAULT_MS 500
 #define REFRESH_DEFAULT_MS 5000
 #define RETRY_FIRST_NS	   1000000000LL
 #define RETRY_MAX_NS	   60000000000LL
-#define AID_SYSTEM	   1000
-#define AID_RADIO	   1001
-#define AID_APP_START	   10000
-#define AID_USER_OFFSET	   100000
-#define STAT_START_FIELD   22
-
-/* One process of top-app, as read from /proc. */
-struct proc_entry {
-	int32_t pid;
-	uint64_t start; /* clock ticks after boot: field 22 of stat */
-	int is_app;
-	int is_main; /* the process name is the package itself */
-	char package[FOREGROUND_PACKAGE_MAX + 1];
-};
 
 /* One app of top-app: the process standing for its package. */
 struct candidate {
-	const struct proc_entry *rep;
+	const struct foreground_topapp_proc *rep;
 	int oom;
 };
 
@@ -68,20 +53,16 @@ struct dkey {
 };
 
 struct foreground_live {
-	char sysroot[PATH_MAX];
 	char dumpsys_bin[PATH_MAX];
 	int timeout_ms;
 	int64_t refresh_ns;
 	struct status *status;
 	struct foreground *timeline;
 
-	char *buf; /* PROCS_READ_MAX bytes for cgroup.procs */
-	int32_t *pids;
-	size_t npids;
-
-	/* Processes of the last sample, and the one being built. */
-	struct proc_entry *cache, *next;
-	size_t ncache;
+	struct foreground_topapp *topapp;
+	/* The processes of the last sample, and the apps among them. */
+	const struct foreground_topapp_proc *procs;
+	size_t nprocs;
 	struct candidate *cands;
 	size_t ncands;
 	size_t cap;
@@ -115,21 +96,12 @@ struct foreground_live {
 	struct foreground_window_focus focus;
 	size_t wtotal;
 	int64_t ask_ns;
-	struct proc_entry *ask_procs;
+	struct foreground_topapp_proc *ask_procs;
 	struct candidate *ask_cands;
 	struct dkey *ask_key;
 	size_t nask;
 	int64_t last_add_ns; /* of the last switch tried, INT64_MIN: none */
 	int err;	     /* -ENOMEM met while applying an answer */
-
-	/*
-	 * The first top-app process of this sample whose /proc files tapd
-	 * may not read (without root, hidepid), and how many: with no app
-	 * found, the health must say it may be one of those.
-	 */
-	int32_t denied_pid;
-	int denied_err;
-	size_t ndenied;
 
 	int reported;
 	enum status_health health;
@@ -137,18 +109,6 @@ struct foreground_live {
 
 	struct foreground_live_stats stats;
 };
-
-static int
-is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-static int
-is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
 
 static void report(struct foreground_live *fl, enum status_health health,
 		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -182,189 +142,6 @@ report(struct foreground_live *fl, enum status_health health, const char *fmt,
 				  KIND, "%s", detail);
 }
 
-/*
- * Reads at most size - 1 bytes of path into buf and NUL-terminates them.
- * Returns 0 and sets *len, or a negative errno.
- */
-static int
-read_file(const char *path, char *buf, size_t size, size_t *len)
-{
-	size_t n = 0;
-	ssize_t k;
-	int fd, r = 0;
-
-	*len = 0;
-	buf[0] = '\0';
-	/* O_NONBLOCK: a FIFO planted in a sysroot must not hang the loop. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	while (n < size - 1) {
-		k = read(fd, buf + n, size - 1 - n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			break;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return r;
-}
-
-static int
-proc_path(const struct foreground_live *fl, int32_t pid, const char *name,
-	  char *path, size_t size)
-{
-	int n;
-
-	n = snprintf(path, size, "%s/proc/%d/%s", fl->sysroot, (int)pid, name);
-	if (n < 0 || (size_t)n >= size)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-static int
-read_proc(const struct foreground_live *fl, int32_t pid, const char *name,
-	  char *buf, size_t size, size_t *len)
-{
-	char path[PATH_MAX];
-	int r;
-
-	if ((r = proc_path(fl, pid, name, path, sizeof(path))) < 0)
-		return r;
-	return read_file(path, buf, size, len);
-}
-
-/*
- * The start time of pid from /proc/<pid>/stat.  The name in parentheses
- * may hold blanks and ')', so fields are counted after the last ')'.
- */
-static int
-read_start(const struct foreground_live *fl, int32_t pid, uint64_t *start)
-{
-	char buf[STAT_READ_MAX], *p, *end;
-	unsigned long long v;
-	size_t len;
-	int field, r;
-
-	if ((r = read_proc(fl, pid, "stat", buf, sizeof(buf), &len)) < 0)
-		return r;
-	if (len == 0)
-		return -ENOENT; /* an exiting process */
-	p = strrchr(buf, ')');
-	if (!p)
-		return -EINVAL;
-	p++;
-	for (field = 3; field < STAT_START_FIELD; field++) {
-		while (is_space(*p))
-			p++;
-		if (!*p)
-			return -EINVAL;
-		while (*p && !is_space(*p))
-			p++;
-	}
-	while (is_space(*p))
-		p++;
-	if (!is_digit(*p))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(p, &end, 10);
-	if (errno || (*end && !is_space(*end)))
-		return -EINVAL;
-	*start = v;
-	return 0;
-}
-
-/* The real uid from the "Uid:" line of /proc/<pid>/status, or -1. */
-static int64_t
-read_uid(const struct foreground_live *fl, int32_t pid)
-{
-	char buf[STATUS_READ_MAX], *p, *end;
-	long long v;
-	size_t len;
-
-	if (read_proc(fl, pid, "status", buf, sizeof(buf), &len) < 0)
-		return -1;
-	for (p = buf; *p; p++) {
-		if (strncmp(p, "Uid:", 4) != 0) {
-			p = strchr(p, '\n');
-			if (!p)
-				break;
-			continue;
-		}
-		p += 4;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!is_digit(*p))
-			return -1;
-		errno = 0;
-		v = strtoll(p, &end, 10);
-		if (errno || v > UINT32_MAX || (*end && !is_space(*end)))
-			return -1;
-		return v;
-	}
-	return -1;
-}
-
-/*
- * Apps run with an app id of 10000 and up; Settings and Phone are apps
- * too but share the system and radio uids.  Media and other daemons with
- * dotted names ("media.codec") have their own ids below 10000.
- */
-static int
-app_uid(int64_t uid)
-{
-	int64_t appid;
-
-	if (uid < 0)
-		return 1; /* unknown: the name decides */
-	appid = uid % AID_USER_OFFSET;
-	return appid >= AID_APP_START || appid == AID_SYSTEM ||
-	       appid == AID_RADIO;
-}
-
-/*
- * Fills e from /proc/<pid>/cmdline and status.  Returns 0, or a negative
- * errno when the process is gone.
- */
-static int
-read_entry(const struct foreground_live *fl, int32_t pid, uint64_t start,
-	   struct proc_entry *e)
-{
-	char buf[CMDLINE_READ_MAX];
-	const char *colon;
-	size_t len, n;
-	int r;
-
-	memset(e, 0, sizeof(*e));
-	e->pid = pid;
-	e->start = start;
-	if ((r = read_proc(fl, pid, "cmdline", buf, sizeof(buf), &len)) < 0)
-		return r;
-	/* The first argument ends at the first NUL; the rest is padding. */
-	n = strlen(buf);
-	if (n == 0 || buf[0] == '/')
-		return 0; /* a kernel thread, a zombie, or a native binary */
-	colon = memchr(buf, ':', n);
-	if (colon)
-		n = (size_t)(colon - buf);
-	if (!foreground_window_package_ok(buf, n))
-		return 0;
-	if (!app_uid(read_uid(fl, pid)))
-		return 0;
-	memcpy(e->package, buf, n);
-	e->package[n] = '\0';
-	e->is_app = 1;
-	e->is_main = colon == NULL;
-	return 0;
-}
-
 static int
 grow(struct foreground_live *fl, size_t need)
 {
@@ -375,12 +152,6 @@ grow(struct foreground_live *fl, size_t need)
 		return 0;
 	while (cap < need)
 		cap *= 2;
-	if (!(p = realloc(fl->cache, cap * sizeof(*fl->cache))))
-		return -ENOMEM;
-	fl->cache = p;
-	if (!(p = realloc(fl->next, cap * sizeof(*fl->next))))
-		return -ENOMEM;
-	fl->next = p;
 	if (!(p = realloc(fl->cands, cap * sizeof(*fl->cands))))
 		return -ENOMEM;
 	fl->cands = p;
@@ -404,140 +175,6 @@ grow(struct foreground_live *fl, size_t need)
 }
 
 /*
- * Reads the pids of top-app into fl->pids: one decimal per line, others
- * counted as garbage, duplicates dropped.
- */
-static int
-read_top_app(struct foreground_live *fl)
-{
-	char path[PATH_MAX], *line, *nl, *end;
-	size_t len, i;
-	int64_t v;
-	int n, r;
-
-	fl->npids = 0;
-	n = snprintf(path, sizeof(path), "%s%s", fl->sysroot, TOPAPP_PATH);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
-	if ((r = read_file(path, fl->buf, PROCS_READ_MAX, &len)) < 0) {
-		if (r == -ENOENT || r == -ENOTDIR)
-			report(fl, STATUS_HEALTH_DOWN,
-			       "no /dev/cpuset/top-app (not Android?)");
-		else
-			report(fl, STATUS_HEALTH_DOWN,
-			       "cannot read '" TOPAPP_PATH "': %s",
-			       strerror(-r));
-		return r == -ENOTDIR ? -ENOENT : r;
-	}
-	if (len == PROCS_READ_MAX - 1) {
-		/* Cut short: the last line may be part of a pid. */
-		end = strrchr(fl->buf, '\n');
-		if (end)
-			end[1] = '\0';
-		fl->stats.dropped_pids++;
-	}
-	for (line = fl->buf; line && *line; line = nl) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = '\0';
-		while (is_space(*line))
-			line++;
-		end = line + strlen(line);
-		while (end > line && is_space(end[-1]))
-			*--end = '\0';
-		if (!*line)
-			continue;
-		if (parse_int64(line, 1, FOREGROUND_PID_MAX, &v) < 0) {
-			fl->stats.garbage++;
-			continue;
-		}
-		for (i = 0; i < fl->npids; i++)
-			if (fl->pids[i] == (int32_t)v)
-				break;
-		if (i < fl->npids)
-			continue;
-		if (fl->npids >= FOREGROUND_LIVE_PIDS_MAX) {
-			fl->stats.dropped_pids++;
-			continue;
-		}
-		fl->pids[fl->npids++] = (int32_t)v;
-	}
-	return 0;
-}
-
-static const struct proc_entry *
-cache_find(const struct foreground_live *fl, int32_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < fl->ncache; i++)
-		if (fl->cache[i].pid == pid)
-			return &fl->cache[i];
-	return NULL;
-}
-
-/*
- * Builds the process list of this sample from the pids, reusing what the
- * last sample read for a pid with the same start time.
- */
-static int
-refresh_procs(struct foreground_live *fl)
-{
-	const struct proc_entry *old;
-	struct proc_entry *e, *swap;
-	uint64_t start, again;
-	size_t i, n = 0;
-	int r;
-
-	if ((r = grow(fl, fl->npids)) < 0)
-		return r;
-	fl->ndenied = 0;
-	for (i = 0; i < fl->npids; i++) {
-		e = &fl->next[n];
-		r = read_start(fl, fl->pids[i], &start);
-		if (r == 0) {
-			old = cache_find(fl, fl->pids[i]);
-			if (old && old->start == start) {
-				*e = *old;
-				fl->stats.cache_hits++;
-				n++;
-				continue;
-			}
-			fl->stats.cache_misses++;
-			r = read_entry(fl, fl->pids[i], start, e);
-		}
-		/*
-		 * The pid may have died and been reused while its files were
-		 * read: the start time read again tells.
-		 */
-		if (r == 0 &&
-		    (read_start(fl, fl->pids[i], &again) < 0 || again != start))
-			r = -ESRCH;
-		if (r == -ENOENT || r == -ESRCH) {
-			fl->stats.vanished++;
-			continue;
-		}
-		if (r < 0) {
-			log_debug("cannot read process %d: %s",
-				  (int)fl->pids[i], strerror(-r));
-			fl->stats.proc_errors++;
-			if ((r == -EACCES || r == -EPERM) &&
-			    fl->ndenied++ == 0) {
-				fl->denied_pid = fl->pids[i];
-				fl->denied_err = -r;
-			}
-			continue;
-		}
-		n++;
-	}
-	swap = fl->cache;
-	fl->cache = fl->next;
-	fl->next = swap;
-	fl->ncache = n;
-	return 0;
-}
-
-/*
  * Groups the app processes by package into fl->cands, each standing as
  * its main process when that is there, else its lowest pid.  SystemUI is
  * dropped when any other app is there.
@@ -545,13 +182,13 @@ refresh_procs(struct foreground_live *fl)
 static void
 collect_candidates(struct foreground_live *fl)
 {
-	const struct proc_entry *e;
+	const struct foreground_topapp_proc *e;
 	struct candidate *c;
 	size_t i, k, others = 0;
 
 	fl->ncands = 0;
-	for (i = 0; i < fl->ncache; i++) {
-		e = &fl->cache[i];
+	for (i = 0; i < fl->nprocs; i++) {
+		e = &fl->procs[i];
 		if (!e->is_app)
 			continue;
 		for (k = 0; k < fl->ncands; k++)
@@ -560,7 +197,7 @@ collect_candidates(struct foreground_live *fl)
 		if (k == fl->ncands) {
 			c = &fl->cands[fl->ncands++];
 			c->rep = e;
-			c->oom = OOM_UNKNOWN;
+			c->oom = FOREGROUND_TOPAPP_OOM_UNKNOWN;
 			if (strcmp(e->package, SYSTEMUI) != 0)
 				others++;
 			continue;
@@ -587,23 +224,6 @@ find_candidate(struct foreground_live *fl, const char *package)
 		if (strcmp(fl->cands[i].rep->package, package) == 0)
 			return &fl->cands[i];
 	return NULL;
-}
-
-static int
-read_oom(const struct foreground_live *fl, int32_t pid)
-{
-	char buf[OOM_READ_MAX], *end;
-	size_t len;
-	int64_t v;
-
-	if (read_proc(fl, pid, "oom_score_adj", buf, sizeof(buf), &len) < 0)
-		return OOM_UNKNOWN;
-	end = buf + len;
-	while (end > buf && is_space(end[-1]))
-		*--end = '\0';
-	if (parse_int64(buf, -1000, 1000, &v) < 0)
-		return OOM_UNKNOWN;
-	return (int)v;
 }
 
 /* Whether a should win over b by the fallback rule. */
@@ -637,7 +257,8 @@ fallback(struct foreground_live *fl)
 
 	fl->stats.fallbacks++;
 	for (i = 0; i < fl->ncands; i++)
-		fl->cands[i].oom = read_oom(fl, fl->cands[i].rep->pid);
+		fl->cands[i].oom = foreground_topapp_oom(fl->topapp,
+							 fl->cands[i].rep->pid);
 	best = &fl->cands[0];
 	for (i = 1; i < fl->ncands; i++)
 		if (fallback_better(fl, &fl->cands[i], best))
@@ -959,26 +580,20 @@ foreground_live_new(const struct foreground_live_config *cfg,
 		    struct foreground *timeline, struct foreground_live **out)
 {
 	struct foreground_live *fl = NULL;
-	const char *sysroot, *bin;
+	const char *bin;
 	int n, r = 0;
 
 	if (!cfg || !timeline || !out || cfg->dumpsys_timeout_ms < 0 ||
 	    cfg->dumpsys_refresh_ms < 0)
 		return -EINVAL;
-	sysroot = cfg->sysroot ? cfg->sysroot : "";
 	bin = cfg->dumpsys_bin && *cfg->dumpsys_bin ? cfg->dumpsys_bin
 						    : "dumpsys";
 	if (!(fl = calloc(1, sizeof(*fl)))) {
 		r = -ENOMEM;
 		goto out;
 	}
-	n = snprintf(fl->sysroot, sizeof(fl->sysroot), "%s", sysroot);
-	if (n < 0 || (size_t)n >= sizeof(fl->sysroot) - 64) {
-		log_warnx("cannot use sysroot '%.64s...': path too long",
-			  sysroot);
-		r = -EINVAL;
+	if ((r = foreground_topapp_new(cfg->sysroot, &fl->topapp)) < 0)
 		goto out;
-	}
 	n = snprintf(fl->dumpsys_bin, sizeof(fl->dumpsys_bin), "%s", bin);
 	if (n < 0 || (size_t)n >= sizeof(fl->dumpsys_bin)) {
 		log_warnx("cannot use dumpsys '%s': path too long", bin);
@@ -993,11 +608,8 @@ foreground_live_new(const struct foreground_live_config *cfg,
 		1000000LL;
 	fl->status = cfg->status;
 	fl->timeline = timeline;
-	fl->buf = malloc(PROCS_READ_MAX);
-	fl->pids = calloc(FOREGROUND_LIVE_PIDS_MAX, sizeof(*fl->pids));
 	fl->last_add_ns = INT64_MIN;
-	if (!fl->buf || !fl->pids || grow(fl, 16) < 0 ||
-	    foreground_window_new(&fl->wp) < 0) {
+	if (grow(fl, 16) < 0 || foreground_window_new(&fl->wp) < 0) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -1030,10 +642,7 @@ foreground_live_free(struct foreground_live *fl)
 	free(fl->ask_procs);
 	free(fl->ask_cands);
 	free(fl->ask_key);
-	free(fl->buf);
-	free(fl->pids);
-	free(fl->cache);
-	free(fl->next);
+	foreground_topapp_free(fl->topapp);
 	free(fl->cands);
 	free(fl->dkey);
 	free(fl->tmpkey);
@@ -1044,20 +653,34 @@ int
 foreground_live_sample(struct foreground_live *fl, int64_t now_ns)
 {
 	struct candidate *c;
-	int r;
+	size_t ndenied;
+	int32_t denied_pid;
+	int r, denied_err;
 
 	fl->stats.samples++;
-	if ((r = read_top_app(fl)) < 0)
-		return r;
-	if ((r = refresh_procs(fl)) < 0)
+	r = foreground_topapp_read(fl->topapp, &fl->procs, &fl->nprocs);
+	if (r == -ENOENT)
+		report(fl, STATUS_HEALTH_DOWN,
+		       "no /dev/cpuset/top-app (not Android?)");
+	else if (r < 0 && r != -ENOMEM && r != -ENAMETOOLONG)
+		report(fl, STATUS_HEALTH_DOWN,
+		       "cannot read '" TOPAPP_PATH "': %s", strerror(-r));
+	if (r < 0 || (r = grow(fl, fl->nprocs)) < 0)
 		return r;
 	collect_candidates(fl);
-	if (fl->ncands == 0 && fl->ndenied > 0) {
+	/*
+	 * Processes tapd may not read (without root, hidepid): with no app
+	 * found, the health must say it may be one of those.
+	 */
+	ndenied =
+		foreground_topapp_denied(fl->topapp, &denied_pid, &denied_err);
+	if (fl->ncands == 0 && ndenied > 0) {
 		report(fl, STATUS_HEALTH_DEGRADED,
 		       "cannot read '/proc/%d': %s (%zu of %zu top-app "
 		       "processes), no app found%s%s%s",
-		       (int)fl->denied_pid, strerror(fl->denied_err),
-		       fl->ndenied, fl->npids, fl->have_cur ? ", '" : "",
+		       (int)denied_pid, strerror(denied_err), ndenied,
+		       foreground_topapp_pids(fl->topapp),
+		       fl->have_cur ? ", '" : "",
 		       fl->have_cur ? fl->cur_pkg : "",
 		       fl->have_cur ? "' kept" : "");
 		return 0;
@@ -1103,5 +726,14 @@ void
 foreground_live_get_stats(const struct foreground_live *fl,
 			  struct foreground_live_stats *st)
 {
+	struct foreground_topapp_stats ts;
+
 	*st = fl->stats;
+	foreground_topapp_get_stats(fl->topapp, &ts);
+	st->cache_hits = ts.cache_hits;
+	st->cache_misses = ts.cache_misses;
+	st->vanished = ts.vanished;
+	st->proc_errors = ts.proc_errors;
+	st->garbage = ts.garbage;
+	st->dropped_pids = ts.dropped_pids;
 }
