@@ -67,12 +67,8 @@ struct child {
 	int64_t kill_at_ns;  /* SIGKILL then, after a SIGTERM at the deadline */
 	int64_t reap_at_ns;  /* look for the exit again then */
 	int killed;	     /* by its deadline or child_signal() */
-	int sigkilled;
-	int cut;
-	int exec_errno;
-	int exited;
-	int notified;
-	int status;
+	int sigkilled, cut, exec_errno;
+	int exited, notified, status;
 	int64_t exited_ns;
 };
 
@@ -110,7 +106,6 @@ watch(struct child_set *cs, int fd)
 int
 child_set_new(struct child_set **out)
 {
-	struct epoll_event ev;
 	struct child_set *cs;
 	int rc = 0;
 
@@ -118,24 +113,14 @@ child_set_new(struct child_set **out)
 	cs = calloc(1, sizeof(*cs));
 	if (!cs)
 		return -ENOMEM;
-	cs->tfd = -1;
 	cs->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (cs->epfd < 0) {
-		rc = -errno;
-		goto out;
-	}
 	cs->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (cs->tfd < 0) {
+	if (cs->epfd < 0 || cs->tfd < 0)
 		rc = -errno;
+	else
+		rc = watch(cs, cs->tfd);
+	if (rc < 0)
 		goto out;
-	}
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
-	ev.data.fd = cs->tfd;
-	if (epoll_ctl(cs->epfd, EPOLL_CTL_ADD, cs->tfd, &ev) < 0) {
-		rc = -errno;
-		goto out;
-	}
 	*out = cs;
 	cs = NULL;
 out:

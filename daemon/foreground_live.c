@@ -566,13 +566,27 @@ choose_among(struct foreground_live *fl, int64_t now_ns)
 	return NULL;
 }
 
+/* Keeps the longest call since t0_ns: what the caller's loop waited. */
+static void
+timed(struct foreground_live *fl, int64_t t0_ns)
+{
+	int64_t took = loop_now_ns() - t0_ns;
+
+	if (took > fl->stats.longest_call_ns)
+		fl->stats.longest_call_ns = took;
+}
+
 static int
 on_children(void *ctx, uint32_t events)
 {
 	struct foreground_live *fl = ctx;
+	int64_t t0 = loop_now_ns();
+	int r;
 
 	(void)events;
-	return child_set_dispatch(fl->children) == -ENOMEM ? -ENOMEM : 0;
+	r = child_set_dispatch(fl->children);
+	timed(fl, t0);
+	return r == -ENOMEM ? -ENOMEM : 0;
 }
 
 int
@@ -649,8 +663,8 @@ foreground_live_free(struct foreground_live *fl)
 	free(fl);
 }
 
-int
-foreground_live_sample(struct foreground_live *fl, int64_t now_ns)
+static int
+sample(struct foreground_live *fl, int64_t now_ns)
 {
 	struct candidate *c;
 	size_t ndenied;
@@ -707,6 +721,17 @@ foreground_live_sample(struct foreground_live *fl, int64_t now_ns)
 	}
 	/* NULL: dumpsys was asked, and its answer applies itself. */
 	return c ? apply(fl, c, now_ns) : 0;
+}
+
+int
+foreground_live_sample(struct foreground_live *fl, int64_t now_ns)
+{
+	int64_t t0 = loop_now_ns();
+	int r;
+
+	r = sample(fl, now_ns);
+	timed(fl, t0);
+	return r;
 }
 
 int

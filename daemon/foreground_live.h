@@ -102,6 +102,12 @@ struct foreground_live_stats {
 	uint64_t garbage;	   /* cgroup.procs lines that are not pids */
 	uint64_t dropped_pids;	   /* pids past FOREGROUND_LIVE_PIDS_MAX */
 	uint64_t add_errors;	   /* switches the timeline refused */
+	/*
+	 * The longest wall time of a foreground_live_sample() call or of the
+	 * loop's dispatch of dumpsys's output and exit: how long the tracker
+	 * held its loop.  Without a loop it includes dumpsys's run.
+	 */
+	int64_t longest_call_ns;
 };
 
 struct foreground_live;
