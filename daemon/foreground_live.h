@@ -2,7 +2,8 @@
  * Live foreground tracking on Android: which app is on top, sampled from
  * the top-app cpuset and appended to a foreground timeline at each change.
  *
- * A sample reads <sysroot>/dev/cpuset/top-app/cgroup.procs, then for each
+ * A sample (foreground_topapp.h) reads
+ * <sysroot>/dev/cpuset/top-app/cgroup.procs, then for each
  * pid /proc/<pid>/stat (its start time).  A pid seen before with the same
  * start time is answered from a cache; a new one, or a reused pid, is read
  * from /proc/<pid>/cmdline (the process name: its first NUL-terminated
