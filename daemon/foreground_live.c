@@ -421,8 +421,10 @@ answer(struct foreground_live *fl, int r, const char *failure, int64_t now_ns)
  * Takes the answer for the sample that asked: its candidates stand in for
  * the current ones while it is read, and its choice is appended at the
  * time of that sample, so that taps since then are attributed as if
- * dumpsys had answered at once.  A switch appended since (a later sample
- * with one app) is newer news: then the answer is only remembered.
+ * dumpsys had answered at once.  With a loop, a switch appended since (a
+ * later sample with one app) is newer news: then the answer is only
+ * remembered.  Without one, nothing came between: the answer applies, as
+ * it always did.
  */
 static void
 take_answer(struct foreground_live *fl, int r, const char *why)
@@ -433,7 +435,8 @@ take_answer(struct foreground_live *fl, int r, const char *why)
 	fl->cands = fl->ask_cands;
 	fl->ncands = fl->nask;
 	c = answer(fl, r, why, fl->ask_ns);
-	if (c && fl->last_add_ns <= fl->ask_ns && apply(fl, c, fl->ask_ns) < 0)
+	if (c && (!fl->loop || fl->last_add_ns <= fl->ask_ns) &&
+	    apply(fl, c, fl->ask_ns) < 0)
 		fl->err = -ENOMEM;
 	fl->cands = cands;
 	fl->ncands = ncands;
