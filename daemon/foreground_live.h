@@ -2,7 +2,8 @@
  * Live foreground tracking on Android: which app is on top, sampled from
  * the top-app cpuset and appended to a foreground timeline at each change.
  *
- * A sample reads <sysroot>/dev/cpuset/top-app/cgroup.procs, then for each
+ * A sample (foreground_topapp.h) reads
+ * <sysroot>/dev/cpuset/top-app/cgroup.procs, then for each
  * pid /proc/<pid>/stat (its start time).  A pid seen before with the same
  * start time is answered from a cache; a new one, or a reused pid, is read
  * from /proc/<pid>/cmdline (the process name: its first NUL-terminated
@@ -21,10 +22,11 @@
  *  - one other package: that one;
  *  - several (split screen, a launcher animating, an app starting): the
  *    focus that `<dumpsys_bin> window` prints (mCurrentFocus first, then
- *    mFocusedApp, in every spelling Android 4 to 15 uses).  dumpsys runs
- *    as a child (argv, no shell) with a timeout, only when that set of
- *    candidates changed or the last answer is older than the refresh
- *    period, since it costs a binder dump of system_server;
+ *    mFocusedApp, in every spelling Android 4 to 15 uses: see
+ *    foreground_window.h).  dumpsys runs as a child (child.h: argv, no
+ *    shell) with a timeout, only when that set of candidates changed or
+ *    the last answer is older than the refresh period, since it costs a
+ *    binder dump of system_server;
  *  - when dumpsys fails, times out or names none of them, the fallback
  *    rule picks, and the health says degraded and why: the lowest
  *    /proc/<pid>/oom_score_adj (0 is the top app, 100 a visible one such
@@ -35,8 +37,19 @@
  *  - no candidate at all (screen off, only native processes): nothing is
  *    appended; the last switch stays in force.
  *
- * Beyond its few file reads, a sample blocks only while dumpsys runs, and
- * never longer than dumpsys_timeout_ms.  Health goes to
+ * Waiting for dumpsys.  With a loop in the config, a sample never waits
+ * for dumpsys: it starts it and returns, and the answer is taken when the
+ * child exits, from the loop.  Until then the foreground stays what it
+ * was (the previous known state: a tap sampled meanwhile gets that app,
+ * and no sample starts a second dumpsys); the answer is then read against
+ * the candidates of the sample that asked, and its choice appended to the
+ * timeline at that sample's time, so that the taps since are attributed
+ * as if dumpsys had answered at once.  Only when a later sample has
+ * appended a switch in the meantime (one app left) is the answer kept for
+ * the next samples without being appended.  Without a loop (tests, tools),
+ * a sample waits for the answer: at most dumpsys_timeout_ms, and
+ * CHILD_KILL_GRACE_MS more for a dumpsys that ignores SIGTERM.  Beyond
+ * that, a sample does a few file reads.  Health goes to
  * STATUS_SOURCE_FOREGROUND, kind "top-app". Not thread-safe: one thread owns
  * the object.
  */
@@ -48,6 +61,7 @@
 
 #include "foreground.h"
 
+struct loop;
 struct status;
 
 /* Largest number of pids of top-app looked at in one sample. */
@@ -67,6 +81,11 @@ struct foreground_live_config {
 	int dumpsys_refresh_ms;
 	/* Where the health of STATUS_SOURCE_FOREGROUND goes; may be NULL. */
 	struct status *status;
+	/*
+	 * The loop that reads dumpsys's answers (see "Waiting for dumpsys");
+	 * NULL: samples wait for them.  It must outlive the tracker.
+	 */
+	struct loop *loop;
 };
 
 /* Counters since foreground_live_new(). */
@@ -84,6 +103,12 @@ struct foreground_live_stats {
 	uint64_t garbage;	   /* cgroup.procs lines that are not pids */
 	uint64_t dropped_pids;	   /* pids past FOREGROUND_LIVE_PIDS_MAX */
 	uint64_t add_errors;	   /* switches the timeline refused */
+	/*
+	 * The longest wall time of a foreground_live_sample() call or of the
+	 * loop's dispatch of dumpsys's output and exit: how long the tracker
+	 * held its loop.  Without a loop it includes dumpsys's run.
+	 */
+	int64_t longest_call_ns;
 };
 
 struct foreground_live;
@@ -104,14 +129,16 @@ void foreground_live_free(struct foreground_live *fl);
 /*
  * Samples the foreground at now_ns (CLOCK_MONOTONIC), and appends
  * (now_ns, pid, package) to the timeline when the foreground differs from
- * the last one this tracker appended.  Returns 0 (also when top-app holds
+ * the last one this tracker appended; when dumpsys must decide, see
+ * "Waiting for dumpsys" for when.  Returns 0 (also when top-app holds
  * no app), -ENOENT when top-app does not exist (not Android: health
  * "down"), another negative errno when it cannot be read, or -ENOMEM.
  */
 int foreground_live_sample(struct foreground_live *fl, int64_t now_ns);
 
 /*
- * The foreground as of the last sample: returns 0 and sets *pid and
+ * The foreground as of the last sample, or of the last answer of dumpsys
+ * taken since: returns 0 and sets *pid and
  * *package (valid until the next sample), or -ENOENT before the first
  * app was seen.  Either out-param may be NULL.
  */
@@ -120,42 +147,5 @@ int foreground_live_current(const struct foreground_live *fl, int32_t *pid,
 
 void foreground_live_get_stats(const struct foreground_live *fl,
 			       struct foreground_live_stats *st);
-
-/* How many focus names a dumpsys window parse keeps, of each key. */
-#define FOREGROUND_LIVE_FOCUS_MAX 8
-
-/*
- * What `dumpsys window` says has the focus: the packages named by the
- * mCurrentFocus and mFocusedApp lines, in output order (Android 10+ prints
- * them once per display), duplicates dropped.
- */
-struct foreground_live_focus {
-	size_t n_current;
-	size_t n_app;
-	char current[FOREGROUND_LIVE_FOCUS_MAX][FOREGROUND_PACKAGE_MAX + 1];
-	char app[FOREGROUND_LIVE_FOCUS_MAX][FOREGROUND_PACKAGE_MAX + 1];
-	uint64_t lines;	      /* lines read */
-	uint64_t focus_lines; /* mCurrentFocus= and mFocusedApp= lines */
-	uint64_t unnamed;     /* of those, naming no package (null, shade) */
-	uint64_t long_lines;  /* lines cut at the line limit */
-};
-
-/*
- * Parses `dumpsys window` output held in buf (len bytes, any bytes at
- * all) into *focus, which it clears first.  Never fails: what it cannot
- * read it counts or skips.
- */
-void foreground_live_parse_window(const char *buf, size_t len,
-				  struct foreground_live_focus *focus);
-
-/*
- * The package one mCurrentFocus= or mFocusedApp= value names, e.g.
- * "Window{4ed24c1 u0 com.foo/com.foo.Main}",
- * "ActivityRecord{5e6ac22 u0 com.foo/.Main t329}" or
- * "AppWindowToken{... ActivityRecord{... u0 com.foo/.Main t14}}}": returns
- * 1 and writes it into pkg (size bytes), or 0 for "null", windows without
- * a package (NotificationShade, InputMethod, PopupWindow:...) and garbage.
- */
-int foreground_live_focus_package(const char *value, char *pkg, size_t size);
 
 #endif

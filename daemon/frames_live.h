@@ -1,6 +1,6 @@
 /*
  * The live frame source: when each app's frames reached the screen, read
- * from the device while the daemon runs.  Two ways (frames.md):
+ * from the device while the daemon runs.  Two ways (docs/formats.md 2 and 3):
  *
  *  ftl      a `perfetto` child records SurfaceFlinger's FrameTimeline
  *           (Android 12+) into a file under trace_dir, with a binary
@@ -18,20 +18,23 @@
  *           unavailable"), reported by frames_live_mode() as
  *           FRAMES_LIVE_NONE.
  *
- * Programs are run as child processes with an argv, never a shell; a name
- * without '/' is looked up in PATH.  Children get the default signal
- * dispositions and an empty signal mask (the loop blocks signals for its
- * signalfd), stdin from /dev/null or the config, and PR_SET_PDEATHSIG
- * SIGTERM so that a perfetto session dies with the daemon instead of
- * holding its unique session name.  They are reaped with
- * waitpid(pid, WNOHANG), never waitpid(-1): the process must not ignore
- * SIGCHLD (SIG_IGN or SA_NOCLDWAIT would reap them first) and nothing
- * else may reap children it did not start.
+ * Programs are run as child processes (child.h) with an argv, never a
+ * shell; a name without '/' is looked up in PATH.  Children get the
+ * default signal dispositions and an empty signal mask (the loop blocks
+ * signals for its signalfd), a process group of their own, stdin from
+ * /dev/null or the config, and PR_SET_PDEATHSIG SIGTERM so that a
+ * perfetto session dies with the daemon instead of holding its unique
+ * session name.  They are reaped with waitpid(pid, WNOHANG), never
+ * waitpid(-1): the process must not ignore SIGCHLD (SIG_IGN or
+ * SA_NOCLDWAIT would reap them first) and nothing else may reap children
+ * it did not start.
  *
- * One pollable fd: an epoll set of the module's own, holding the
- * children's pipes and a timerfd armed for the next thing due (the next
- * tail of the trace file, poll cycle, restart or child timeout).  When it
- * is readable, call frames_live_dispatch(), which never blocks.
+ * One pollable fd: an epoll set of the module's own, holding a timerfd
+ * armed for the next thing due (the next tail of the trace file, poll
+ * cycle or restart) and the fd of its child set (the children's pipes,
+ * exits and timeouts).  When it is readable, call frames_live_dispatch(),
+ * which never blocks.  The Perfetto side is frames_perfetto.h, the
+ * --latency side frames_dumpsys.h.
  *
  * FrameTimeline sessions.  A session is `<perfetto_bin> -c -` with the
  * config on stdin (no -o: perfetto refuses it with output_path), writing
@@ -79,7 +82,7 @@
  *    SurfaceFlinger wrote has then reached the file (flush_period_ms makes
  *    it commit, write_period_ms puts it in the file).  No wall-clock rule
  *    goes further: SurfaceFlinger writes a display frame from
- *    flushPendingPresentFences() at its next composition (frames.md 1.5),
+ *    flushPendingPresentFences() at its next composition (docs/formats.md 2.5),
  *    so the last frame before the screen goes idle (often the last frame
  *    of a tap's response) stays unwritten until something is drawn again,
  *    and its present time is unknown until then.  A tap on an idle screen
@@ -105,12 +108,12 @@
  * at least every poll_ms: `--list`, then `--latency <layer>` for each
  * layer latency_list_pick() chooses for a wanted package, one at a time.
  * Each snapshot's capture time is CLOCK_MONOTONIC read before its child
- * starts.  A child that outlives child_timeout_ms is killed (SIGKILL) and
- * counted.  dumpsys exiting non-zero, writing to stderr, printing only
- * zero rows or lines of neither format is counted and makes the source
- * degraded until a clean cycle; nothing dumpsys does is fatal.  Frames are
- * emitted with app = the package of the layer, start_ns = desired present
- * time (the queue time), present_ns = actual present time.
+ * starts.  A child that outlives child_timeout_ms gets SIGTERM, SIGKILL
+ * CHILD_KILL_GRACE_MS later, and is counted.  dumpsys exiting non-zero, writing
+ * to stderr, printing only zero rows or lines of neither format is counted and
+ * makes the source degraded until a clean cycle; nothing dumpsys does is fatal.
+ * Frames are emitted with app = the package of the layer, start_ns = desired
+ * present time (the queue time), present_ns = actual present time.
  */
 #ifndef TAPD_FRAMES_LIVE_H
 #define TAPD_FRAMES_LIVE_H

@@ -405,6 +405,7 @@ add_source(struct live *l, enum source_role role)
 	env.trace_dir = l->o->trace_dir;
 	env.status = l->status;
 	env.now_ns = loop_now_ns();
+	env.loop = l->loop;
 	rc = source_create(&l->specs[role], &env, &src);
 	if (rc < 0)
 		return rc;

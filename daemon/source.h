@@ -58,8 +58,14 @@ struct source_env {
 	const char *trace_dir;
 	struct status *status; /* where live sources report their health */
 	int64_t now_ns;	       /* CLOCK_MONOTONIC at creation */
+	/*
+	 * The live daemon's event loop, NULL in replay: a source that runs
+	 * children (dumpsys window) watches them there instead of waiting.
+	 */
+	struct loop *loop;
 };
 
+struct loop;
 struct source;
 
 /*

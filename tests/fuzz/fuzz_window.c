@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "foreground.h"
-#include "foreground_live.h"
+#include "foreground_window.h"
 #include "log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -26,15 +26,15 @@ check_name(const char *s)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct foreground_live_focus focus;
+	static struct foreground_window_focus focus;
 	char pkg[FOREGROUND_PACKAGE_MAX + 1];
 	char *copy;
 	size_t i;
 
 	log_init("fuzz", LOG_LEVEL_ERROR);
-	foreground_live_parse_window((const char *)data, size, &focus);
-	if (focus.n_current > FOREGROUND_LIVE_FOCUS_MAX ||
-	    focus.n_app > FOREGROUND_LIVE_FOCUS_MAX)
+	foreground_window_parse((const char *)data, size, &focus);
+	if (focus.n_current > FOREGROUND_WINDOW_FOCUS_MAX ||
+	    focus.n_app > FOREGROUND_WINDOW_FOCUS_MAX)
 		abort();
 	for (i = 0; i < focus.n_current; i++)
 		check_name(focus.current[i]);
@@ -46,7 +46,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data, size);
 	copy[size] = '\0';
-	if (foreground_live_focus_package(copy, pkg, sizeof(pkg)) == 1)
+	if (foreground_window_focus_package(copy, pkg, sizeof(pkg)) == 1)
 		check_name(pkg);
 	free(copy);
 	return 0;

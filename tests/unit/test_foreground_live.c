@@ -27,6 +27,8 @@
 
 #include "foreground.h"
 #include "foreground_live.h"
+#include "foreground_window.h"
+#include "loop.h"
 #include "status.h"
 
 #define FIXTURES "tests/fixtures/foreground/"
@@ -943,8 +945,8 @@ test_focus_spellings(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		memset(pkg, 'x', sizeof(pkg));
-		r = foreground_live_focus_package(cases[i].value, pkg,
-						  sizeof(pkg));
+		r = foreground_window_focus_package(cases[i].value, pkg,
+						    sizeof(pkg));
 		if (!cases[i].pkg) {
 			if (r != 0)
 				fail_msg("'%s' named '%s'", cases[i].value,
@@ -957,18 +959,18 @@ test_focus_spellings(void **state)
 	}
 	/* Too small a buffer, too long a name: nothing, no overflow. */
 	assert_int_equal(
-		foreground_live_focus_package("Window{ab u0 com.foo/.A}", small,
-					      sizeof(small)),
+		foreground_window_focus_package("Window{ab u0 com.foo/.A}",
+						small, sizeof(small)),
 		0);
 	memset(big, 'a', sizeof(big));
 	memcpy(big, "Window{ab u0 ", 13);
 	big[400] = '.';
 	big[sizeof(big) - 2] = '}';
 	big[sizeof(big) - 1] = '\0';
-	assert_int_equal(foreground_live_focus_package(big, pkg, sizeof(pkg)),
+	assert_int_equal(foreground_window_focus_package(big, pkg, sizeof(pkg)),
 			 0);
-	assert_int_equal(foreground_live_focus_package(NULL, pkg, sizeof(pkg)),
-			 0);
+	assert_int_equal(
+		foreground_window_focus_package(NULL, pkg, sizeof(pkg)), 0);
 }
 
 static char *
@@ -1010,14 +1012,14 @@ test_parse_fixtures(void **state)
 		{FIXTURES "window-null.txt", 0, 0, NULL, NULL, 2},
 		{FIXTURES "window-garbage.txt", 0, 0, NULL, NULL, 8},
 	};
-	struct foreground_live_focus f;
+	struct foreground_window_focus f;
 	size_t i, len, cut;
 	char *buf;
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		buf = slurp(cases[i].file, &len);
-		foreground_live_parse_window(buf, len, &f);
+		foreground_window_parse(buf, len, &f);
 		if (f.n_current != cases[i].n_current ||
 		    f.n_app != cases[i].n_app || f.unnamed != cases[i].unnamed)
 			fail_msg("%s: %zu current, %zu app, %llu unnamed",
@@ -1031,7 +1033,7 @@ test_parse_fixtures(void **state)
 		assert_true(f.lines > 0);
 		/* Every cut gives a valid answer or none, never a crash. */
 		for (cut = 0; cut <= len; cut += 7)
-			foreground_live_parse_window(buf, cut, &f);
+			foreground_window_parse(buf, cut, &f);
 		free(buf);
 	}
 	/* A line over the limit is cut and counted, its start still read. */
@@ -1039,12 +1041,12 @@ test_parse_fixtures(void **state)
 	assert_non_null(buf);
 	memset(buf, ' ', 5000);
 	memcpy(buf, "mCurrentFocus=Window{1 u0 com.foo/.A}", 37);
-	foreground_live_parse_window(buf, 5000, &f);
+	foreground_window_parse(buf, 5000, &f);
 	assert_int_equal(f.long_lines, 1);
 	assert_int_equal(f.n_current, 1);
 	assert_string_equal(f.current[0], "com.foo");
 	free(buf);
-	foreground_live_parse_window(NULL, 0, &f);
+	foreground_window_parse(NULL, 0, &f);
 	assert_int_equal(f.lines, 0);
 }
 
@@ -1070,6 +1072,158 @@ test_bad_config(void **state)
 	foreground_live_free(NULL);
 }
 
+/*
+ * The tracker with a loop: the loop runs a 1 ms timer that records the
+ * longest stall (how late a tick came after the one before, less the
+ * period); the sample is taken from a tick, as a touch-down would be.
+ */
+struct async_run {
+	struct fx *fx;
+	struct loop *loop;
+	int64_t sample_at; /* the timestamp given to the sample */
+	int ticks, sample_tick, stop_tick;
+	int64_t last_ns, max_stall_ns;
+	const char *until; /* stop once this is the foreground */
+};
+
+static int
+async_tick(void *ctx)
+{
+	struct async_run *ar = ctx;
+	int64_t now = loop_now_ns(), stall;
+	const char *pkg = NULL;
+
+	if (ar->last_ns) {
+		stall = now - ar->last_ns - 1000000;
+		if (stall > ar->max_stall_ns)
+			ar->max_stall_ns = stall;
+	}
+	ar->ticks++;
+	if (ar->ticks == ar->sample_tick || ar->ticks == ar->sample_tick + 20) {
+		/* The second sample finds the answer still pending. */
+		assert_int_equal(
+			foreground_live_sample(ar->fx->fl, ar->sample_at), 0);
+	}
+	if (ar->ticks >= ar->sample_tick && ar->until &&
+	    foreground_live_current(ar->fx->fl, NULL, &pkg) == 0 &&
+	    strcmp(pkg, ar->until) == 0)
+		loop_stop(ar->loop);
+	if (ar->ticks >= ar->stop_tick)
+		loop_stop(ar->loop);
+	ar->last_ns = now;
+	return 0;
+}
+
+static void
+open_async(struct fx *fx, struct async_run *ar, int timeout_ms)
+{
+	struct foreground_live_config cfg;
+
+	foreground_live_free(fx->fl);
+	fx->fl = NULL;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.sysroot = fx->root;
+	cfg.dumpsys_bin = fx->dumpsys;
+	cfg.dumpsys_timeout_ms = timeout_ms;
+	cfg.status = fx->status;
+	cfg.loop = ar->loop;
+	assert_int_equal(foreground_live_new(&cfg, fx->tl, &fx->fl), 0);
+}
+
+/*
+ * A dumpsys that hangs does not hold the loop: the sample returns at
+ * once, the foreground stays what it was until the timeout, and then the
+ * fallback's choice is appended at the sample's time.
+ */
+static void
+test_async_hang_no_stall(void **state)
+{
+	struct fx *fx = *state;
+	struct async_run ar;
+	int st;
+
+	memset(&ar, 0, sizeof(ar));
+	ar.fx = fx;
+	assert_int_equal(loop_new(&ar.loop), 0);
+	multi_setup(fx, 0, 100);
+	set_dumpsys(fx, FIXTURES "window-a12.txt", 0, 30);
+	open_async(fx, &ar, 200);
+	ar.sample_at = 70 * SEC;
+	ar.sample_tick = 5;
+	ar.stop_tick = 600; /* 600 ms: the timeout, the kill and the reap */
+	assert_int_equal(loop_add_timer(ar.loop, 1, async_tick, &ar), 0);
+	assert_int_equal(loop_run(ar.loop), 0);
+	/*
+	 * The tracker's own calls must stay short.  The gaps between ticks
+	 * also hold the scheduling of a loaded machine, so they are bounded
+	 * far below the 200 ms a waiting sample would take.
+	 */
+	print_message("loop stall with a hanging dumpsys: longest tracker "
+		      "call %.3f ms, longest late tick %.3f ms (%d ticks)\n",
+		      (double)stats(fx).longest_call_ns / 1e6,
+		      (double)ar.max_stall_ns / 1e6, ar.ticks);
+	assert_true(stats(fx).longest_call_ns < 5000000);
+	assert_true(ar.max_stall_ns < 100000000);
+	expect_current(fx, 9811, SHOP);
+	expect_at(fx, 70 * SEC, 9811, SHOP);
+	assert_int_equal(entries(fx), 1);
+	expect_health(fx, STATUS_HEALTH_DEGRADED, "timed out after 200 ms");
+	assert_int_equal(stats(fx).dumpsys_calls, 1);
+	assert_int_equal(stats(fx).dumpsys_failures, 1);
+	/* Killed and reaped: no child of ours is left, not even a zombie. */
+	errno = 0;
+	assert_int_equal(waitpid(-1, &st, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+	foreground_live_free(fx->fl);
+	fx->fl = NULL;
+	loop_free(ar.loop);
+}
+
+/*
+ * While dumpsys is asked, a sample gets the previous known state; the
+ * answer, when it comes, switches at the time of the sample that asked.
+ */
+static void
+test_async_previous_state(void **state)
+{
+	struct fx *fx = *state;
+	struct async_run ar;
+	const char *pkg = NULL;
+
+	memset(&ar, 0, sizeof(ar));
+	ar.fx = fx;
+	assert_int_equal(loop_new(&ar.loop), 0);
+	open_async(fx, &ar, 2000);
+	add_proc(fx, 9811, SHOP, 10094, 90000, 0);
+	set_top(fx, "9811\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 80 * SEC), 0);
+	expect_current(fx, 9811, SHOP);
+	multi_setup(fx, 0, 100);
+	set_dumpsys(fx, FIXTURES "window-a12.txt", 0, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 81 * SEC), 0);
+	/* Asked, not answered: the shop stays, nothing is appended. */
+	expect_current(fx, 9811, SHOP);
+	assert_int_equal(entries(fx), 1);
+	ar.until = LAUNCHER;
+	ar.sample_tick = 1000000; /* no sample from the ticks */
+	ar.stop_tick = 5000;
+	assert_int_equal(loop_add_timer(ar.loop, 1, async_tick, &ar), 0);
+	assert_int_equal(loop_run(ar.loop), 0);
+	assert_int_equal(foreground_live_current(fx->fl, NULL, &pkg), 0);
+	assert_string_equal(pkg, LAUNCHER);
+	expect_current(fx, 2391, LAUNCHER);
+	expect_at(fx, 81 * SEC - 1, 9811, SHOP);
+	expect_at(fx, 81 * SEC, 2391, LAUNCHER);
+	expect_health(fx, STATUS_HEALTH_UP, "focus from dumpsys window");
+	assert_int_equal(stats(fx).dumpsys_calls, 1);
+	/* The answer stays good: the next sample needs no dumpsys. */
+	assert_int_equal(foreground_live_sample(fx->fl, 82 * SEC), 0);
+	assert_int_equal(stats(fx).dumpsys_calls, 1);
+	foreground_live_free(fx->fl);
+	fx->fl = NULL;
+	loop_free(ar.loop);
+}
+
 int
 main(void)
 {
@@ -1090,6 +1244,10 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_dumpsys_hang, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_async_hang_no_stall, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_async_previous_state,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dumpsys_large, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reuse, setup,
