@@ -21,7 +21,7 @@
 #define TRACKERS_MAX 64
 
 struct tracked {
-	struct latency_tracker *t;
+	struct frames_latency_tracker *t;
 	uint64_t used;
 };
 
@@ -84,7 +84,7 @@ lat_clear_layers(struct latency_poller *lp)
 	lp->ilayer = 0;
 }
 
-static struct latency_tracker *
+static struct frames_latency_tracker *
 lat_tracker(struct latency_poller *lp, const char *name)
 {
 	struct tracked *t, *lru = NULL;
@@ -92,16 +92,17 @@ lat_tracker(struct latency_poller *lp, const char *name)
 
 	for (i = 0; i < TRACKERS_MAX; i++) {
 		t = &lp->trackers[i];
-		if (t->t && strcmp(latency_tracker_layer(t->t), name) == 0) {
+		if (t->t &&
+		    strcmp(frames_latency_tracker_layer(t->t), name) == 0) {
 			t->used = ++lp->clock;
 			return t->t;
 		}
 		if (!lru || !t->t || (lru->t && t->used < lru->used))
 			lru = t;
 	}
-	latency_tracker_free(lru->t);
+	frames_latency_tracker_free(lru->t);
 	lru->t = NULL;
-	if (latency_tracker_new(name, &lru->t) < 0)
+	if (frames_latency_tracker_new(name, &lru->t) < 0)
 		return NULL;
 	lru->used = ++lp->clock;
 	return lru->t;
@@ -114,7 +115,7 @@ struct lat_emit {
 };
 
 static int
-on_lat_frame(void *arg, const struct latency_frame *f)
+on_lat_frame(void *arg, const struct frames_latency_frame *f)
 {
 	struct lat_emit *e = arg;
 	struct correlate_frame cf;
@@ -238,7 +239,7 @@ lat_child_ok(struct frames_dumpsys *fl, const char *what)
 }
 
 static void
-lat_pick(struct frames_dumpsys *fl, const struct latency_list *list)
+lat_pick(struct frames_dumpsys *fl, const struct frames_latency_list *list)
 {
 	struct latency_poller *lp = &fl->lat;
 	const char *names[FRAMES_LIVE_LAYERS_MAX];
@@ -247,8 +248,8 @@ lat_pick(struct frames_dumpsys *fl, const struct latency_list *list)
 
 	for (i = 0; i < lp->nwanted; i++) {
 		n = 0;
-		latency_list_pick(list, lp->wanted[i], names,
-				  FRAMES_LIVE_LAYERS_MAX, &n);
+		frames_latency_list_pick(list, lp->wanted[i], names,
+					 FRAMES_LIVE_LAYERS_MAX, &n);
 		for (j = 0; j < n && lp->nlayers < FRAMES_LIVE_LAYERS_MAX;
 		     j++) {
 			dup = 0;
@@ -269,9 +270,9 @@ lat_snapshot(struct frames_dumpsys *fl, frames_live_cb cb, void *ctx)
 {
 	struct latency_poller *lp = &fl->lat;
 	const char *layer = lp->layers[lp->ilayer];
-	struct latency_snapshot *snap = NULL;
-	struct latency_tracker *t;
-	struct latency_stats ss;
+	struct frames_latency_snapshot *snap = NULL;
+	struct frames_latency_tracker *t;
+	struct frames_latency_stats ss;
 	struct lat_emit e = {fl, cb, ctx};
 	struct child_info ci;
 	const char *out;
@@ -281,13 +282,13 @@ lat_snapshot(struct frames_dumpsys *fl, frames_live_cb cb, void *ctx)
 
 	out = child_out(lp->ch, &len);
 	child_get_info(lp->ch, &ci);
-	rc = latency_snapshot_parse(out, len, &snap);
+	rc = frames_latency_snapshot_parse(out, len, &snap);
 	if (rc < 0)
 		return rc;
-	latency_snapshot_get_stats(snap, &ss);
+	frames_latency_snapshot_get_stats(snap, &ss);
 	fl->st->snapshots++;
 	fl->st->garbage_lines += ss.garbage_lines;
-	if (ss.garbage_lines || latency_snapshot_period(snap) < 0)
+	if (ss.garbage_lines || frames_latency_snapshot_period(snap) < 0)
 		lat_problem(lp,
 			    "dumpsys SurfaceFlinger --latency '%s' printed "
 			    "%" PRIu64 " unexpected lines",
@@ -308,13 +309,14 @@ lat_snapshot(struct frames_dumpsys *fl, frames_live_cb cb, void *ctx)
 			    layer);
 	t = lat_tracker(lp, layer);
 	if (!t) {
-		latency_snapshot_free(snap);
+		frames_latency_snapshot_free(snap);
 		return -ENOMEM;
 	}
-	rc = latency_tracker_feed(t, lp->capture_ns, snap, on_lat_frame, &e);
-	latency_snapshot_free(snap);
+	rc = frames_latency_tracker_feed(t, lp->capture_ns, snap, on_lat_frame,
+					 &e);
+	frames_latency_snapshot_free(snap);
 	/* The minimum over the cycle's layers; INT64_MIN is unknown. */
-	wm = latency_tracker_watermark(t);
+	wm = frames_latency_tracker_watermark(t);
 	if (!lp->cycle_has_wm || wm < lp->cycle_wm)
 		lp->cycle_wm = wm;
 	lp->cycle_has_wm = 1;
@@ -323,13 +325,13 @@ lat_snapshot(struct frames_dumpsys *fl, frames_live_cb cb, void *ctx)
 
 /* Whether some name ends in "#<digits>", as every layer name does. */
 static int
-list_has_layers(const struct latency_list *list)
+list_has_layers(const struct frames_latency_list *list)
 {
 	const char *name, *hash;
 	size_t i;
 
-	for (i = 0; i < latency_list_count(list); i++) {
-		name = latency_list_name(list, i);
+	for (i = 0; i < frames_latency_list_count(list); i++) {
+		name = frames_latency_list_name(list, i);
 		hash = name ? strrchr(name, '#') : NULL;
 		if (hash && hash[1] >= '0' && hash[1] <= '9')
 			return 1;
@@ -342,7 +344,7 @@ frames_dumpsys_work(struct frames_dumpsys *fl, int64_t now, frames_live_cb cb,
 		    void *ctx)
 {
 	struct latency_poller *lp = &fl->lat;
-	struct latency_list *list = NULL;
+	struct frames_latency_list *list = NULL;
 	const char *out;
 	size_t len;
 	int rc;
@@ -385,7 +387,7 @@ frames_dumpsys_work(struct frames_dumpsys *fl, int64_t now, frames_live_cb cb,
 		if (lp->state == LAT_LIST) {
 			if (lat_child_ok(fl, "--list")) {
 				out = child_out(lp->ch, &len);
-				rc = latency_list_parse(out, len, &list);
+				rc = frames_latency_list_parse(out, len, &list);
 				if (rc < 0)
 					return rc;
 				if (!list_has_layers(list)) {
@@ -402,7 +404,7 @@ frames_dumpsys_work(struct frames_dumpsys *fl, int64_t now, frames_live_cb cb,
 					lp->cycle_failed = 1;
 				}
 				lat_pick(fl, list);
-				latency_list_free(list);
+				frames_latency_list_free(list);
 				if (lp->nlayers == 0)
 					lp->cycle_wm = lp->capture_ns;
 			} else {
@@ -518,7 +520,7 @@ frames_dumpsys_free(struct frames_dumpsys *fl)
 	release(&fl->lat);
 	lat_clear_layers(&fl->lat);
 	for (i = 0; i < TRACKERS_MAX; i++)
-		latency_tracker_free(fl->lat.trackers[i].t);
+		frames_latency_tracker_free(fl->lat.trackers[i].t);
 	for (i = 0; i < fl->lat.nwanted; i++)
 		free(fl->lat.wanted[i]);
 	free(fl->bin);

@@ -48,7 +48,7 @@ enum {
 };
 
 void
-ftl_config_default(struct ftl_config *cfg)
+frames_ftl_config_default(struct frames_ftl_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->default_clock = 0;
@@ -60,7 +60,7 @@ ftl_config_default(struct ftl_config *cfg)
 }
 
 int
-ftl_next(struct ftl *r, struct ftl_frame *f)
+frames_ftl_next(struct frames_ftl *r, struct frames_ftl_frame *f)
 {
 	if (r->q_len == 0)
 		return 0;
@@ -71,7 +71,7 @@ ftl_next(struct ftl *r, struct ftl_frame *f)
 }
 
 static void
-on_packet(struct ftl *r, const uint8_t *buf, size_t len)
+on_packet(struct frames_ftl *r, const uint8_t *buf, size_t len)
 {
 	const uint8_t *snap = NULL, *event = NULL;
 	size_t snap_len = 0, event_len = 0;
@@ -145,7 +145,7 @@ enum {
  * its payload.  REC_BIG is a packet above max_packet, *total saturating.
  */
 static int
-record_size(const struct ftl *r, const uint8_t *buf, size_t len,
+record_size(const struct frames_ftl *r, const uint8_t *buf, size_t len,
 	    uint64_t *total, size_t *hdr, bool *is_packet)
 {
 	uint64_t key, v;
@@ -194,7 +194,7 @@ record_size(const struct ftl *r, const uint8_t *buf, size_t len,
 }
 
 static void
-corrupt(struct ftl *r)
+corrupt(struct frames_ftl *r)
 {
 	if (!r->broken)
 		log_warnx("cannot read frame timeline trace: bad record "
@@ -210,7 +210,7 @@ corrupt(struct ftl *r)
  * record's size if known, else 0.
  */
 static size_t
-consume(struct ftl *r, const uint8_t *buf, size_t len, uint64_t *need)
+consume(struct frames_ftl *r, const uint8_t *buf, size_t len, uint64_t *need)
 {
 	size_t off = 0, hdr = 0;
 	bool is_packet = false;
@@ -250,7 +250,7 @@ consume(struct ftl *r, const uint8_t *buf, size_t len, uint64_t *need)
 
 /* Appends to the incomplete record, with room for all of it. */
 static int
-pend_add(struct ftl *r, const uint8_t *buf, size_t len, uint64_t need)
+pend_add(struct frames_ftl *r, const uint8_t *buf, size_t len, uint64_t need)
 {
 	size_t want = r->pend_len + len, cap;
 	uint8_t *np;
@@ -278,7 +278,7 @@ pend_add(struct ftl *r, const uint8_t *buf, size_t len, uint64_t need)
 }
 
 int
-ftl_feed(struct ftl *r, const void *buf, size_t len)
+frames_ftl_feed(struct frames_ftl *r, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 	uint64_t need;
@@ -342,7 +342,7 @@ ftl_feed(struct ftl *r, const void *buf, size_t len)
 }
 
 void
-ftl_eof(struct ftl *r)
+frames_ftl_eof(struct frames_ftl *r)
 {
 	if (r->eof)
 		return;
@@ -356,15 +356,15 @@ ftl_eof(struct ftl *r)
 }
 
 int
-ftl_new(const struct ftl_config *cfg, struct ftl **out)
+frames_ftl_new(const struct frames_ftl_config *cfg, struct frames_ftl **out)
 {
-	struct ftl_config def;
-	struct ftl *r = NULL;
+	struct frames_ftl_config def;
+	struct frames_ftl *r = NULL;
 	uint32_t i;
 	int rc = -EINVAL;
 
 	if (cfg == NULL) {
-		ftl_config_default(&def);
+		frames_ftl_config_default(&def);
 		cfg = &def;
 	}
 	if (cfg->default_clock > 63 || cfg->join_window_ns <= 0 ||
@@ -395,12 +395,12 @@ ftl_new(const struct ftl_config *cfg, struct ftl **out)
 	r = NULL;
 	rc = 0;
 out:
-	ftl_free(r);
+	frames_ftl_free(r);
 	return rc;
 }
 
 void
-ftl_free(struct ftl *r)
+frames_ftl_free(struct frames_ftl *r)
 {
 	if (r == NULL)
 		return;
@@ -413,31 +413,31 @@ ftl_free(struct ftl *r)
 }
 
 int64_t
-ftl_watermark(const struct ftl *r)
+frames_ftl_watermark(const struct frames_ftl *r)
 {
 	return r->wm;
 }
 
 int64_t
-ftl_coverage_start(const struct ftl *r)
+frames_ftl_coverage_start(const struct frames_ftl *r)
 {
 	return r->cov;
 }
 
 void
-ftl_get_stats(const struct ftl *r, struct ftl_stats *st)
+frames_ftl_get_stats(const struct frames_ftl *r, struct frames_ftl_stats *st)
 {
 	*st = r->st;
 	st->waiting = r->waiting;
 }
 
 static int
-drain(struct ftl *r, ftl_frame_cb cb, void *ctx)
+drain(struct frames_ftl *r, frames_ftl_frame_cb cb, void *ctx)
 {
-	struct ftl_frame f;
+	struct frames_ftl_frame f;
 	int rc;
 
-	while (ftl_next(r, &f) == 1) {
+	while (frames_ftl_next(r, &f) == 1) {
 		rc = cb(ctx, &f);
 		if (rc < 0)
 			return rc;
@@ -446,7 +446,8 @@ drain(struct ftl *r, ftl_frame_cb cb, void *ctx)
 }
 
 int
-ftl_read_file(struct ftl *r, const char *path, ftl_frame_cb cb, void *ctx)
+frames_ftl_read_file(struct frames_ftl *r, const char *path,
+		     frames_ftl_frame_cb cb, void *ctx)
 {
 	uint8_t *buf = NULL;
 	ssize_t n;
@@ -473,14 +474,14 @@ ftl_read_file(struct ftl *r, const char *path, ftl_frame_cb cb, void *ctx)
 		}
 		if (n == 0)
 			break;
-		rc = ftl_feed(r, buf, (size_t)n);
+		rc = frames_ftl_feed(r, buf, (size_t)n);
 		if (rc < 0)
 			goto out;
 		rc = drain(r, cb, ctx);
 		if (rc < 0)
 			goto out;
 	}
-	ftl_eof(r);
+	frames_ftl_eof(r);
 	rc = drain(r, cb, ctx);
 out:
 	free(buf);

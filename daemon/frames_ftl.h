@@ -3,11 +3,11 @@
  * "android.surfaceflinger.frametimeline", Android 12+): turns the packets
  * SurfaceFlinger writes into one record per app frame that reached the
  * screen, with its present time in CLOCK_MONOTONIC.  Pure: no files, no
- * clocks; ftl_read_file() is a convenience over the same calls.
+ * clocks; frames_ftl_read_file() is a convenience over the same calls.
  *
  * Input.  A trace file is a protobuf `Trace`: a run of records
- * `0x0A <varint length> <TracePacket>`.  ftl_feed() takes the bytes in any
- * chunks (a file still being written); a record cut by a chunk boundary is
+ * `0x0A <varint length> <TracePacket>`.  frames_ftl_feed() takes the bytes in
+ * any chunks (a file still being written); a record cut by a chunk boundary is
  * kept until the rest comes.  A record longer than max_packet is skipped
  * without being buffered.  Top-level records other than field 1 are
  * skipped.  A framing error (a key or length that cannot be decoded) makes
@@ -23,7 +23,7 @@
  *
  * Clocks.  Every output time is CLOCK_MONOTONIC ns.  A packet's clock is
  * its timestamp_clock_id; without one, the trace's primary_trace_clock
- * (from a ClockSnapshot), else ftl_config.default_clock, else BOOTTIME,
+ * (from a ClockSnapshot), else frames_ftl_config.default_clock, else BOOTTIME,
  * Perfetto's default.  TracePacketDefaults is not read: SurfaceFlinger
  * sets the clock on every packet.  MONOTONIC (3) is used as is (A12);
  * other builtin clocks (BOOTTIME, 6, on A13+) are converted with the
@@ -54,8 +54,8 @@
  * their table is full (the oldest goes first), and counted.
  * SurfaceFlinger writes a display frame and its surface frames in one
  * flush, so they are always close in time.  Emitted frames queue until
- * ftl_next() takes them: drain after every ftl_feed(); beyond max_queue
- * frames, new ones are dropped and counted.
+ * frames_ftl_next() takes them: drain after every frames_ftl_feed(); beyond
+ * max_queue frames, new ones are dropped and counted.
  */
 #ifndef TAPD_FRAMES_FTL_H
 #define TAPD_FRAMES_FTL_H
@@ -74,7 +74,7 @@
 #define FTL_CLOCK_BOOTTIME  6
 
 /* FrameTimelineEvent.PresentType. */
-enum ftl_present {
+enum frames_ftl_present {
 	FTL_PRESENT_UNSPECIFIED = 0,
 	FTL_PRESENT_ON_TIME = 1,
 	FTL_PRESENT_LATE = 2,
@@ -83,7 +83,7 @@ enum ftl_present {
 	FTL_PRESENT_UNKNOWN = 5,
 };
 
-/* FrameTimelineEvent.JankType bits, as found in ftl_frame.jank. */
+/* FrameTimelineEvent.JankType bits, as found in frames_ftl_frame.jank. */
 #define FTL_JANK_NONE		  0x1u
 #define FTL_JANK_SF_SCHEDULING	  0x2u
 #define FTL_JANK_PREDICTION_ERROR 0x4u
@@ -96,16 +96,16 @@ enum ftl_present {
 #define FTL_JANK_SF_STUFFING	  0x200u
 #define FTL_JANK_DROPPED	  0x400u
 
-/* ftl_frame.flags */
+/* frames_ftl_frame.flags */
 #define FTL_FRAME_ON_TIME_FINISH  0x1u /* the app finished on time */
 #define FTL_FRAME_GPU_COMPOSITION 0x2u
 #define FTL_FRAME_BUFFER	  0x4u /* is_buffer: not a buffer-less transaction */
 #define FTL_FRAME_LAYER_CUT	  0x8u /* layer was longer than FTL_LAYER_MAX - 1 */
 
 /* One app frame that was presented.  Times are CLOCK_MONOTONIC ns. */
-struct ftl_frame {
+struct frames_ftl_frame {
 	int32_t pid;	      /* the app (owner of the layer) */
-	int32_t present_type; /* enum ftl_present, as the trace had it */
+	int32_t present_type; /* enum frames_ftl_present, as the trace had it */
 	int32_t prediction_type;
 	uint32_t jank;		   /* FTL_JANK_* bits of the app frame */
 	unsigned flags;		   /* FTL_FRAME_* */
@@ -117,7 +117,7 @@ struct ftl_frame {
 	char layer[FTL_LAYER_MAX]; /* "TX - <layer>", NUL-terminated */
 };
 
-struct ftl_config {
+struct frames_ftl_config {
 	/*
 	 * Clock of packets without timestamp_clock_id when no ClockSnapshot
 	 * names a primary clock; 0 means BOOTTIME.  Tests set MONOTONIC for
@@ -132,12 +132,12 @@ struct ftl_config {
 	uint32_t max_pending;
 	/* Most display presents remembered (default 4096). */
 	uint32_t max_presents;
-	/* Most frames queued for ftl_next() (default 65536). */
+	/* Most frames queued for frames_ftl_next() (default 65536). */
 	uint32_t max_queue;
 };
 
-/* Counters since ftl_new(); none is ever reset. */
-struct ftl_stats {
+/* Counters since frames_ftl_new(); none is ever reset. */
+struct frames_ftl_stats {
 	uint64_t bytes;		   /* bytes fed */
 	uint64_t packets;	   /* TracePackets read */
 	uint64_t frame_events;	   /* packets with a frame_timeline_event */
@@ -156,47 +156,49 @@ struct ftl_stats {
 	uint64_t ts_unconvertible; /* timestamps in a clock we cannot convert */
 	uint64_t compressed;	   /* compressed packet bundles skipped */
 	uint64_t oversized;	   /* records longer than max_packet, skipped */
-	uint64_t truncated;	   /* a record cut short by ftl_eof() */
+	uint64_t truncated;	   /* a record cut short by frames_ftl_eof() */
 	uint64_t corrupt;	   /* framing errors (the rest is ignored) */
 	uint64_t ignored_bytes;	   /* bytes ignored after a framing error */
 	uint64_t queue_dropped;	   /* frames lost to a full queue */
 	uint32_t waiting;	   /* surface frames pending right now */
 };
 
-/* Receives frames from ftl_read_file(); returns 0 or a negative errno. */
-typedef int (*ftl_frame_cb)(void *ctx, const struct ftl_frame *f);
+/* Receives frames from frames_ftl_read_file(); returns 0 or a negative errno.
+ */
+typedef int (*frames_ftl_frame_cb)(void *ctx, const struct frames_ftl_frame *f);
 
-struct ftl;
+struct frames_ftl;
 
-void ftl_config_default(struct ftl_config *cfg);
+void frames_ftl_config_default(struct frames_ftl_config *cfg);
 
 /*
  * Allocates a reader; cfg NULL means the defaults.  Returns 0 and sets
  * *out, -EINVAL for a bad config (a zero limit, a window <= 0, a
  * max_packet below 16 or above 1 GiB, a default clock above 63), or
- * -ENOMEM.  Free with ftl_free().
+ * -ENOMEM.  Free with frames_ftl_free().
  */
-int ftl_new(const struct ftl_config *cfg, struct ftl **out);
+int frames_ftl_new(const struct frames_ftl_config *cfg,
+		   struct frames_ftl **out);
 
 /* NULL is a no-op. */
-void ftl_free(struct ftl *r);
+void frames_ftl_free(struct frames_ftl *r);
 
 /*
  * Feeds the next len bytes of the trace.  Bad data is never an error: it
  * is skipped and counted.  Returns 0; -ENOMEM (the reader then ignores the
- * rest of its input); -EINVAL after ftl_eof().
+ * rest of its input); -EINVAL after frames_ftl_eof().
  */
-int ftl_feed(struct ftl *r, const void *buf, size_t len);
+int frames_ftl_feed(struct frames_ftl *r, const void *buf, size_t len);
 
 /*
  * Declares the end of the input: a record still incomplete is counted as
  * truncated, pending starts and surface frames are counted as lost, and
  * the watermark moves to the latest present seen.  Idempotent.
  */
-void ftl_eof(struct ftl *r);
+void frames_ftl_eof(struct frames_ftl *r);
 
 /* Returns 1 and fills *f with the oldest queued frame, or 0 when none. */
-int ftl_next(struct ftl *r, struct ftl_frame *f);
+int frames_ftl_next(struct frames_ftl *r, struct frames_ftl_frame *f);
 
 /*
  * The MONOTONIC time up to which frame data is complete, or FTL_TIME_NONE:
@@ -205,13 +207,13 @@ int ftl_next(struct ftl *r, struct ftl_frame *f);
  * producers, preceded) by its surface frames, and a display frame's
  * surface frames all come before the next display frame starts.  So the
  * watermark is the latest present of a display frame after which another
- * display frame has started; ftl_eof() moves it to the latest present.
+ * display frame has started; frames_ftl_eof() moves it to the latest present.
  * It lags the newest present by one display frame, and does not move
  * while the screen is idle (no display frames are written then): a live
  * caller that needs progress during idle periods must add its own
  * wall-clock rule.
  */
-int64_t ftl_watermark(const struct ftl *r);
+int64_t frames_ftl_watermark(const struct frames_ftl *r);
 
 /*
  * Where the frame data starts, or FTL_TIME_NONE: the MONOTONIC time of the
@@ -220,18 +222,19 @@ int64_t ftl_watermark(const struct ftl *r);
  * otherwise the earliest converted FrameTimeline timestamp seen so far
  * (which can still move earlier while data comes).
  */
-int64_t ftl_coverage_start(const struct ftl *r);
+int64_t frames_ftl_coverage_start(const struct frames_ftl *r);
 
 /* Copies the counters into *st. */
-void ftl_get_stats(const struct ftl *r, struct ftl_stats *st);
+void frames_ftl_get_stats(const struct frames_ftl *r,
+			  struct frames_ftl_stats *st);
 
 /*
  * Reads the trace file at path to its end through r: feeds it in chunks,
- * passes every frame to cb (which must not be NULL), then calls ftl_eof()
- * and passes the last ones.
- * Returns 0, a negative errno for the file (logged), or what cb returned
- * when negative (reading stops there).
+ * passes every frame to cb (which must not be NULL), then calls
+ * frames_ftl_eof() and passes the last ones. Returns 0, a negative errno for
+ * the file (logged), or what cb returned when negative (reading stops there).
  */
-int ftl_read_file(struct ftl *r, const char *path, ftl_frame_cb cb, void *ctx);
+int frames_ftl_read_file(struct frames_ftl *r, const char *path,
+			 frames_ftl_frame_cb cb, void *ctx);
 
 #endif

@@ -8,7 +8,7 @@
 #include "pb.h"
 
 uint32_t
-frames_ftl_clock_default(const struct ftl *r)
+frames_ftl_clock_default(const struct frames_ftl *r)
 {
 	if (r->primary_clock != 0)
 		return r->primary_clock;
@@ -19,7 +19,7 @@ frames_ftl_clock_default(const struct ftl *r)
 
 /* Converts ts of clock to MONOTONIC; counts what it cannot. */
 int
-frames_ftl_clock_to_mono(struct ftl *r, uint32_t clock, uint64_t ts,
+frames_ftl_clock_to_mono(struct frames_ftl *r, uint32_t clock, uint64_t ts,
 			 int64_t *out)
 {
 	const struct frames_ftl_snap *s, *best = NULL, *first = NULL;
@@ -112,7 +112,7 @@ parse_clock(const uint8_t *buf, size_t len, struct frames_ftl_snap *s)
 }
 
 void
-frames_ftl_clock_snapshot(struct ftl *r, const uint8_t *buf, size_t len)
+frames_ftl_clock_snapshot(struct frames_ftl *r, const uint8_t *buf, size_t len)
 {
 	struct frames_ftl_snap s;
 	struct pb_reader rd;

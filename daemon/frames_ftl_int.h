@@ -1,6 +1,6 @@
 /*
  * What the parts of the FrameTimeline reader (frames_ftl.h) share and no
- * caller needs: the layout of a struct ftl and of its pending state.
+ * caller needs: the layout of a struct frames_ftl and of its pending state.
  */
 #ifndef TAPD_FRAMES_FTL_INT_H
 #define TAPD_FRAMES_FTL_INT_H
@@ -50,7 +50,7 @@ struct frames_ftl_surf {
 	uint32_t next_free;
 	int64_t cookie;
 	int64_t t; /* start while open, ready time while waiting */
-	struct ftl_frame f;
+	struct frames_ftl_frame f;
 };
 
 struct frames_ftl_snap {
@@ -58,9 +58,9 @@ struct frames_ftl_snap {
 	uint32_t have; /* bit i: val[i] is set */
 };
 
-struct ftl {
-	struct ftl_config cfg;
-	struct ftl_stats st;
+struct frames_ftl {
+	struct frames_ftl_config cfg;
+	struct frames_ftl_stats st;
 	bool eof;
 	bool broken;
 
@@ -89,7 +89,7 @@ struct ftl {
 	int64_t cov;
 	bool cov_fixed; /* cov came from a snapshot before any event */
 
-	struct ftl_frame *q;
+	struct frames_ftl_frame *q;
 	uint32_t q_head;
 	uint32_t q_len;
 	uint32_t q_cap;

@@ -13,7 +13,7 @@
 #define SWEEP_EVERY_NS NS_PER_S
 
 static void
-surf_release(struct ftl *r, uint32_t idx)
+surf_release(struct frames_ftl *r, uint32_t idx)
 {
 	struct frames_ftl_surf *s = &r->pool[idx];
 
@@ -26,7 +26,7 @@ surf_release(struct ftl *r, uint32_t idx)
 
 /* Forgets an open start; it will never see its FrameEnd. */
 static void
-open_drop(struct ftl *r, struct frames_ftl_ent *e)
+open_drop(struct frames_ftl *r, struct frames_ftl_ent *e)
 {
 	r->st.unpaired_starts++;
 	if (e->kind == ENT_SURFACE)
@@ -40,7 +40,7 @@ open_drop(struct ftl *r, struct frames_ftl_ent *e)
  * into it; entries only ever move backwards, so none is missed.
  */
 static void
-sweep(struct ftl *r)
+sweep(struct frames_ftl *r)
 {
 	int64_t horizon = r->now - r->cfg.join_window_ns;
 	struct frames_ftl_ent *e;
@@ -73,7 +73,7 @@ sweep(struct ftl *r)
 
 /* Makes room for one more open start. */
 static void
-open_room(struct ftl *r)
+open_room(struct frames_ftl *r)
 {
 	if (r->open.count < r->open.max)
 		return;
@@ -85,7 +85,7 @@ open_room(struct ftl *r)
 
 /* Takes a free surface, making room if needed: the oldest goes first. */
 static uint32_t
-surf_alloc(struct ftl *r)
+surf_alloc(struct frames_ftl *r)
 {
 	uint32_t idx, i, old = NONE_IDX;
 	struct frames_ftl_ent *e;
@@ -118,9 +118,9 @@ surf_alloc(struct ftl *r)
 /* ---- Output ---- */
 
 static void
-emit(struct ftl *r, struct frames_ftl_surf *s, int64_t present)
+emit(struct frames_ftl *r, struct frames_ftl_surf *s, int64_t present)
 {
-	struct ftl_frame *nq;
+	struct frames_ftl_frame *nq;
 	uint32_t cap, i;
 
 	s->f.present_ns = present;
@@ -147,7 +147,7 @@ emit(struct ftl *r, struct frames_ftl_surf *s, int64_t present)
 
 /* Records a start; a start that reuses an open cookie replaces it. */
 static void
-open_add(struct ftl *r, uint32_t seq, int64_t cookie,
+open_add(struct frames_ftl *r, uint32_t seq, int64_t cookie,
 	 enum frames_ftl_ent_kind kind, int64_t t, int64_t val)
 {
 	struct frames_ftl_ent *e = frames_ftl_table_find(&r->open, seq, cookie);
@@ -167,7 +167,7 @@ open_add(struct ftl *r, uint32_t seq, int64_t cookie,
 
 /* A display frame was presented at t: emit the surface frames it waited. */
 static void
-on_present(struct ftl *r, uint32_t seq, int64_t token, int64_t t)
+on_present(struct frames_ftl *r, uint32_t seq, int64_t token, int64_t t)
 {
 	struct frames_ftl_ent *e;
 	struct frames_ftl_surf *s;
@@ -197,8 +197,8 @@ on_present(struct ftl *r, uint32_t seq, int64_t token, int64_t t)
 }
 
 static void
-on_surface_start(struct ftl *r, uint32_t seq, const struct frames_ftl_event *ev,
-		 int64_t t)
+on_surface_start(struct frames_ftl *r, uint32_t seq,
+		 const struct frames_ftl_event *ev, int64_t t)
 {
 	struct frames_ftl_surf *s;
 	uint32_t idx;
@@ -235,7 +235,7 @@ on_surface_start(struct ftl *r, uint32_t seq, const struct frames_ftl_event *ev,
 }
 
 static void
-on_frame_end(struct ftl *r, uint32_t seq, int64_t cookie, int64_t t)
+on_frame_end(struct frames_ftl *r, uint32_t seq, int64_t cookie, int64_t t)
 {
 	struct frames_ftl_ent *e = frames_ftl_table_find(&r->open, seq, cookie),
 			      *p;
@@ -270,7 +270,7 @@ on_frame_end(struct ftl *r, uint32_t seq, int64_t cookie, int64_t t)
 
 /* Every display frame ends the surface frames of the one before. */
 static void
-display_boundary(struct ftl *r)
+display_boundary(struct frames_ftl *r)
 {
 	if (r->max_present != FTL_TIME_NONE &&
 	    (r->wm == FTL_TIME_NONE || r->max_present > r->wm))
@@ -278,7 +278,7 @@ display_boundary(struct ftl *r)
 }
 
 static void
-note_time(struct ftl *r, int64_t t)
+note_time(struct frames_ftl *r, int64_t t)
 {
 	if (r->now == FTL_TIME_NONE || t > r->now)
 		r->now = t;
@@ -292,7 +292,7 @@ note_time(struct ftl *r, int64_t t)
 }
 
 void
-frames_ftl_join_event(struct ftl *r, const struct frames_ftl_pkt *pk,
+frames_ftl_join_event(struct frames_ftl *r, const struct frames_ftl_pkt *pk,
 		      const uint8_t *buf, size_t len)
 {
 	struct pb_reader rd;
@@ -358,7 +358,7 @@ frames_ftl_join_event(struct ftl *r, const struct frames_ftl_pkt *pk,
 }
 
 void
-frames_ftl_join_end(struct ftl *r)
+frames_ftl_join_end(struct frames_ftl *r)
 {
 	uint32_t i;
 

@@ -1,7 +1,7 @@
 /*
  * The join of the FrameTimeline reader (frames_ftl.h): surface frames
  * paired with their FrameEnd and with the present of their display frame,
- * and the frames that result queued for ftl_next().
+ * and the frames that result queued for frames_ftl_next().
  */
 #ifndef TAPD_FRAMES_FTL_JOIN_H
 #define TAPD_FRAMES_FTL_JOIN_H
@@ -15,13 +15,14 @@
  * Handles the FrameTimelineEvent message buf[0..len) of the packet whose
  * header is pk.  Malformed events are counted and ignored.
  */
-void frames_ftl_join_event(struct ftl *r, const struct frames_ftl_pkt *pk,
-			   const uint8_t *buf, size_t len);
+void frames_ftl_join_event(struct frames_ftl *r,
+			   const struct frames_ftl_pkt *pk, const uint8_t *buf,
+			   size_t len);
 
 /*
  * At the end of the trace: drops what is still open or waiting, counted,
  * and moves the watermark past the last display frame.
  */
-void frames_ftl_join_end(struct ftl *r);
+void frames_ftl_join_end(struct frames_ftl *r);
 
 #endif

@@ -91,12 +91,12 @@ frames_latency_next_line(struct frames_latency_lines *it, const char **line,
 }
 
 void
-frames_latency_stats_add(struct latency_stats *dst,
-			 const struct latency_stats *a,
-			 const struct latency_stats *b)
+frames_latency_stats_add(struct frames_latency_stats *dst,
+			 const struct frames_latency_stats *a,
+			 const struct frames_latency_stats *b)
 {
 	/* dst += a - b, field by field; b may be NULL. */
-	static const struct latency_stats zero;
+	static const struct frames_latency_stats zero;
 
 	if (!b)
 		b = &zero;
@@ -121,8 +121,8 @@ frames_latency_stats_add(struct latency_stats *dst,
 #undef ADD
 }
 
-enum latency_row_kind
-latency_row_classify(const struct latency_row *row)
+enum frames_latency_row_kind
+frames_latency_row_classify(const struct frames_latency_row *row)
 {
 	if (row->desired_ns == 0 && row->actual_ns == 0 && row->ready_ns == 0)
 		return LATENCY_ROW_ZERO;
@@ -143,7 +143,7 @@ is_package_char(char c)
 }
 
 int
-latency_layer_package(const char *layer, char *buf, size_t size)
+frames_latency_layer_package(const char *layer, char *buf, size_t size)
 {
 	const char *p = layer;
 	size_t len, i;

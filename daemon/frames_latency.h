@@ -3,24 +3,24 @@
  * (docs/formats.md 3), the frame source for devices without
  * FrameTimeline.  Four parts:
  *
- *  1. latency_snapshot: one `--latency <layer>` output parsed.  The first
- *     line is the vsync period in ns; a vendor `now = <ns>` line may come
+ *  1. frames_latency_snapshot: one `--latency <layer>` output parsed.  The
+ *first line is the vsync period in ns; a vendor `now = <ns>` line may come
  *     before it.  Then up to 127 rows "desired actual ready" (tabs or
  *     spaces), oldest first, and one empty line.  CRLF line ends are
  *     accepted.  Lines that fit no part of the format are counted as
  *     garbage and skipped; nothing in the input can make the parser fail
  *     except a lack of memory.
  *
- *  2. latency_tracker: the frames of one layer, from successive snapshots
- *     of it, each emitted exactly once (see "De-duplication" below), and a
+ *  2. frames_latency_tracker: the frames of one layer, from successive
+ *snapshots of it, each emitted exactly once (see "De-duplication" below), and a
  *     watermark.
  *
- *  3. latency_list: one `--list` output, the A10-A14 form (one layer name
- *     a line) or the A15+ form (`RequestedLayerState{<name> parentId=N
- *     ...}` a line), and latency_list_pick(), which chooses the layers of
- *     a package worth querying.
+ *  3. frames_latency_list: one `--list` output, the A10-A14 form (one layer
+ *name a line) or the A15+ form (`RequestedLayerState{<name> parentId=N
+ *     ...}` a line), and frames_latency_list_pick(), which chooses the layers
+ *of a package worth querying.
  *
- *  4. latency_dir: replay of a recorded `latency/` directory (format
+ *  4. frames_latency_dir: replay of a recorded `latency/` directory (format
  *     below), yielding frames and watermarks in the order the live source
  *     would.
  *
@@ -95,7 +95,7 @@
  * that never signals cannot stall the correlator); it is still emitted if
  * it resolves.  The watermark never decreases.
  *
- * Recorded format (what latency_dir_open() reads and a recorder writes).
+ * Recorded format (what frames_latency_dir_open() reads and a recorder writes).
  * A directory holding
  *  - `<capture_ns>-<n>.txt`: one snapshot.  capture_ns is the capture time
  *    as above, in decimal, n = 0, 1, ... tells apart the layers queried in
@@ -143,20 +143,21 @@
 /* Age past which a pending frame stops holding the watermark back. */
 #define LATENCY_PENDING_STALE_NS 2000000000LL
 
-/* Layer trackers a latency_dir keeps; the least recently fed goes first. */
+/* Layer trackers a frames_latency_dir keeps; the least recently fed goes first.
+ */
 #define LATENCY_DIR_TRACKERS_MAX 256
 
-/* Recorded files a latency_dir accepts; more are skipped. */
+/* Recorded files a frames_latency_dir accepts; more are skipped. */
 #define LATENCY_DIR_FILES_MAX (1 << 22)
 
 /* One row as printed. */
-struct latency_row {
+struct frames_latency_row {
 	int64_t desired_ns; /* column 1, desiredPresentTime */
 	int64_t actual_ns;  /* column 2, actualPresentTime */
 	int64_t ready_ns;   /* column 3, frameReadyTime */
 };
 
-enum latency_row_kind {
+enum frames_latency_row_kind {
 	LATENCY_ROW_ZERO,
 	LATENCY_ROW_PENDING,
 	LATENCY_ROW_INVALID,
@@ -169,7 +170,7 @@ enum latency_row_kind {
  * (a frame sits in about 127 successive rings); frames, frames_invalid,
  * duplicates and pending_lost count distinct frames or rows suppressed.
  */
-struct latency_stats {
+struct frames_latency_stats {
 	uint64_t files;		 /* recorded files read */
 	uint64_t files_skipped;	 /* directory entries skipped */
 	uint64_t snapshots;	 /* --latency outputs parsed */
@@ -190,7 +191,8 @@ struct latency_stats {
 };
 
 /* The kind of a row, by the rules above. */
-enum latency_row_kind latency_row_classify(const struct latency_row *row);
+enum frames_latency_row_kind
+frames_latency_row_classify(const struct frames_latency_row *row);
 
 /*
  * The package a layer name belongs to, for the correlator's match by app:
@@ -204,12 +206,12 @@ enum latency_row_kind latency_row_classify(const struct latency_row *row);
  * package ("NavigationBar0#0") give the title itself, which matches no
  * app.
  */
-int latency_layer_package(const char *layer, char *buf, size_t size);
+int frames_latency_layer_package(const char *layer, char *buf, size_t size);
 
 /* One presented frame.  The strings belong to the tracker. */
-struct latency_frame {
+struct frames_latency_frame {
 	const char *layer;  /* the layer name */
-	const char *app;    /* latency_layer_package() of it, or NULL */
+	const char *app;    /* frames_latency_layer_package() of it, or NULL */
 	int64_t desired_ns; /* column 1: the correlator's start_ns */
 	int64_t present_ns; /* column 2: the correlator's present_ns */
 	int64_t ready_ns;   /* column 3, or -1 when pending or invalid */
@@ -219,7 +221,8 @@ struct latency_frame {
  * Receives each emitted frame; returns 0, or a negative errno to stop the
  * feed.
  */
-typedef int (*latency_frame_cb)(void *ctx, const struct latency_frame *frame);
+typedef int (*frames_latency_frame_cb)(
+	void *ctx, const struct frames_latency_frame *frame);
 
 /*
  * The parts come after the types above, which they use: the header of a

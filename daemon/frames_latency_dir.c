@@ -29,19 +29,19 @@ struct dir_entry {
 	char *name;
 };
 
-struct latency_dir {
+struct frames_latency_dir {
 	char *path;
 	struct dir_entry *entries;
 	size_t nentries;
 	size_t next;
-	struct latency_tracker *trackers[LATENCY_DIR_TRACKERS_MAX];
+	struct frames_latency_tracker *trackers[LATENCY_DIR_TRACKERS_MAX];
 	uint64_t used[LATENCY_DIR_TRACKERS_MAX];
 	size_t ntrackers;
 	uint64_t cycle;
 	int64_t wm;
 	int64_t coverage;
-	struct latency_list *list;
-	struct latency_stats st;
+	struct frames_latency_list *list;
+	struct frames_latency_stats st;
 };
 
 /*
@@ -92,9 +92,9 @@ cmp_entry(const void *a, const void *b)
 }
 
 int
-latency_dir_open(const char *path, struct latency_dir **out)
+frames_latency_dir_open(const char *path, struct frames_latency_dir **out)
 {
-	struct latency_dir *d = NULL;
+	struct frames_latency_dir *d = NULL;
 	struct dir_entry e, *grown;
 	struct dirent *de;
 	DIR *dir = NULL;
@@ -159,12 +159,12 @@ latency_dir_open(const char *path, struct latency_dir **out)
 out:
 	if (dir)
 		closedir(dir);
-	latency_dir_free(d);
+	frames_latency_dir_free(d);
 	return rc;
 }
 
 void
-latency_dir_free(struct latency_dir *d)
+frames_latency_dir_free(struct frames_latency_dir *d)
 {
 	size_t i;
 
@@ -174,8 +174,8 @@ latency_dir_free(struct latency_dir *d)
 		free(d->entries[i].name);
 	free(d->entries);
 	for (i = 0; i < d->ntrackers; i++)
-		latency_tracker_free(d->trackers[i]);
-	latency_list_free(d->list);
+		frames_latency_tracker_free(d->trackers[i]);
+	frames_latency_list_free(d->list);
 	free(d->path);
 	free(d);
 }
@@ -270,14 +270,15 @@ split_recorded(char *buf, size_t len, const char **layer, const char **body,
 
 /* The tracker of layer, made (and the stalest one dropped) if needed. */
 static int
-dir_tracker(struct latency_dir *d, const char *layer,
-	    struct latency_tracker **out)
+dir_tracker(struct frames_latency_dir *d, const char *layer,
+	    struct frames_latency_tracker **out)
 {
 	size_t i, victim = 0;
 	int rc;
 
 	for (i = 0; i < d->ntrackers; i++) {
-		if (strcmp(latency_tracker_layer(d->trackers[i]), layer) == 0) {
+		if (strcmp(frames_latency_tracker_layer(d->trackers[i]),
+			   layer) == 0) {
 			d->used[i] = d->cycle;
 			*out = d->trackers[i];
 			return 0;
@@ -287,11 +288,11 @@ dir_tracker(struct latency_dir *d, const char *layer,
 		for (i = 1; i < d->ntrackers; i++)
 			if (d->used[i] < d->used[victim])
 				victim = i;
-		latency_tracker_free(d->trackers[victim]);
+		frames_latency_tracker_free(d->trackers[victim]);
 		d->trackers[victim] = d->trackers[--d->ntrackers];
 		d->used[victim] = d->used[d->ntrackers];
 	}
-	rc = latency_tracker_new(layer, &d->trackers[d->ntrackers]);
+	rc = frames_latency_tracker_new(layer, &d->trackers[d->ntrackers]);
 	if (rc < 0)
 		return rc;
 	d->used[d->ntrackers] = d->cycle;
@@ -304,12 +305,13 @@ dir_tracker(struct latency_dir *d, const char *layer,
  * tracker's watermark unless the file was skipped, or a negative errno.
  */
 static int
-dir_snapshot(struct latency_dir *d, const struct dir_entry *e, char *buf,
-	     size_t len, latency_frame_cb cb, void *ctx, int *fed, int64_t *wm)
+dir_snapshot(struct frames_latency_dir *d, const struct dir_entry *e, char *buf,
+	     size_t len, frames_latency_frame_cb cb, void *ctx, int *fed,
+	     int64_t *wm)
 {
-	struct latency_snapshot *snap = NULL;
-	struct latency_tracker *t;
-	struct latency_stats before, after;
+	struct frames_latency_snapshot *snap = NULL;
+	struct frames_latency_tracker *t;
+	struct frames_latency_stats before, after;
 	const char *layer, *body;
 	size_t blen;
 	int rc;
@@ -321,46 +323,47 @@ dir_snapshot(struct latency_dir *d, const struct dir_entry *e, char *buf,
 		d->st.files_skipped++;
 		return 0;
 	}
-	rc = latency_snapshot_parse(body, blen, &snap);
+	rc = frames_latency_snapshot_parse(body, blen, &snap);
 	if (rc < 0)
 		return rc;
 	rc = dir_tracker(d, layer, &t);
 	if (rc < 0)
 		goto out;
 	d->st.files++;
-	latency_tracker_get_stats(t, &before);
-	rc = latency_tracker_feed(t, e->capture, snap, cb, ctx);
-	latency_tracker_get_stats(t, &after);
+	frames_latency_tracker_get_stats(t, &before);
+	rc = frames_latency_tracker_feed(t, e->capture, snap, cb, ctx);
+	frames_latency_tracker_get_stats(t, &after);
 	frames_latency_stats_add(&d->st, &after, &before);
-	*wm = latency_tracker_watermark(t);
+	*wm = frames_latency_tracker_watermark(t);
 	*fed = 1;
 out:
-	latency_snapshot_free(snap);
+	frames_latency_snapshot_free(snap);
 	return rc;
 }
 
 /* Reads one recorded --list; returns 0 or -ENOMEM. */
 static int
-dir_list(struct latency_dir *d, const char *buf, size_t len)
+dir_list(struct frames_latency_dir *d, const char *buf, size_t len)
 {
-	struct latency_list *list;
-	struct latency_stats st;
+	struct frames_latency_list *list;
+	struct frames_latency_stats st;
 	int rc;
 
-	rc = latency_list_parse(buf, len, &list);
+	rc = frames_latency_list_parse(buf, len, &list);
 	if (rc < 0)
 		return rc;
-	latency_list_get_stats(list, &st);
+	frames_latency_list_get_stats(list, &st);
 	frames_latency_stats_add(&d->st, &st, NULL);
 	d->st.files++;
-	latency_list_free(d->list);
+	frames_latency_list_free(d->list);
 	d->list = list;
 	return 0;
 }
 
 int
-latency_dir_next(struct latency_dir *d, latency_frame_cb cb, void *ctx,
-		 int64_t *capture_ns)
+frames_latency_dir_next(struct frames_latency_dir *d,
+			frames_latency_frame_cb cb, void *ctx,
+			int64_t *capture_ns)
 {
 	const struct dir_entry *e;
 	int64_t capture, wm, cycle_wm = INT64_MAX;
@@ -425,25 +428,26 @@ out:
 }
 
 int64_t
-latency_dir_watermark(const struct latency_dir *d)
+frames_latency_dir_watermark(const struct frames_latency_dir *d)
 {
 	return d->wm;
 }
 
 int64_t
-latency_dir_coverage(const struct latency_dir *d)
+frames_latency_dir_coverage(const struct frames_latency_dir *d)
 {
 	return d->coverage;
 }
 
-const struct latency_list *
-latency_dir_list(const struct latency_dir *d)
+const struct frames_latency_list *
+frames_latency_dir_list(const struct frames_latency_dir *d)
 {
 	return d->list;
 }
 
 void
-latency_dir_get_stats(const struct latency_dir *d, struct latency_stats *st)
+frames_latency_dir_get_stats(const struct frames_latency_dir *d,
+			     struct frames_latency_stats *st)
 {
 	*st = d->st;
 }

@@ -11,21 +11,22 @@
 #include "frames_latency.h"
 
 /* Part 3's list, which a directory keeps the last of. */
-struct latency_list;
+struct frames_latency_list;
 
-struct latency_dir;
+struct frames_latency_dir;
 
 /*
  * Lists the directory at path and sorts its recorded files by capture
  * time (in one cycle the .list file first, then the snapshots by n).
- * Files are read one cycle at a time by latency_dir_next().  Returns 0
+ * Files are read one cycle at a time by frames_latency_dir_next().  Returns 0
  * and sets *out (also when no file is recorded), or a negative errno from
- * opendir() after logging why, or -ENOMEM.  Free with latency_dir_free().
+ * opendir() after logging why, or -ENOMEM.  Free with
+ * frames_latency_dir_free().
  */
-int latency_dir_open(const char *path, struct latency_dir **out);
+int frames_latency_dir_open(const char *path, struct frames_latency_dir **out);
 
 /* NULL is a no-op. */
-void latency_dir_free(struct latency_dir *d);
+void frames_latency_dir_free(struct frames_latency_dir *d);
 
 /*
  * Replays the next poll cycle (all files with the next capture time):
@@ -37,32 +38,34 @@ void latency_dir_free(struct latency_dir *d);
  * watermarks of the trackers fed in the cycle, or to the capture time of
  * a cycle that recorded only a --list (it never moves back).
  */
-int latency_dir_next(struct latency_dir *d, latency_frame_cb cb, void *ctx,
-		     int64_t *capture_ns);
+int frames_latency_dir_next(struct frames_latency_dir *d,
+			    frames_latency_frame_cb cb, void *ctx,
+			    int64_t *capture_ns);
 
 /*
  * Every frame of the layers polled in the last cycle presented at or
  * before this time has been emitted.  INT64_MIN before the first cycle
  * that advanced it.
  */
-int64_t latency_dir_watermark(const struct latency_dir *d);
+int64_t frames_latency_dir_watermark(const struct frames_latency_dir *d);
 
 /*
  * The capture time of the first recorded file: frames starting from then
  * on are in the replay (correlate_set_coverage()).  INT64_MAX when the
  * directory holds no recorded file.
  */
-int64_t latency_dir_coverage(const struct latency_dir *d);
+int64_t frames_latency_dir_coverage(const struct frames_latency_dir *d);
 
 /* The --list read last, or NULL.  Valid until the next call. */
-const struct latency_list *latency_dir_list(const struct latency_dir *d);
+const struct frames_latency_list *
+frames_latency_dir_list(const struct frames_latency_dir *d);
 
 /*
  * Fills files, files_skipped, the snapshot and tracker counters summed
  * over every snapshot replayed so far, and lists, list_names (their
  * garbage lines are in garbage_lines).
  */
-void latency_dir_get_stats(const struct latency_dir *d,
-			   struct latency_stats *st);
+void frames_latency_dir_get_stats(const struct frames_latency_dir *d,
+				  struct frames_latency_stats *st);
 
 #endif

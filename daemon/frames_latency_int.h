@@ -15,13 +15,13 @@
 #define SV_PREFIX     "SurfaceView["
 #define SV_PREFIX_A10 "SurfaceView - "
 
-struct latency_snapshot {
+struct frames_latency_snapshot {
 	int64_t period_ns;
 	int64_t now_ns;
 	int complete;
 	size_t nrows;
-	struct latency_stats st;
-	struct latency_row rows[LATENCY_ROWS_MAX];
+	struct frames_latency_stats st;
+	struct frames_latency_row rows[LATENCY_ROWS_MAX];
 };
 
 /* A position in a buffer that is read line by line. */
@@ -52,8 +52,8 @@ int frames_latency_next_line(struct frames_latency_lines *it, const char **line,
 			     size_t *len, int *terminated);
 
 /* dst += a - b, field by field; b may be NULL. */
-void frames_latency_stats_add(struct latency_stats *dst,
-			      const struct latency_stats *a,
-			      const struct latency_stats *b);
+void frames_latency_stats_add(struct frames_latency_stats *dst,
+			      const struct frames_latency_stats *a,
+			      const struct frames_latency_stats *b);
 
 #endif

@@ -13,13 +13,13 @@
 #define BLAST_TAG	 "(BLAST)"
 #define REQUESTED_PREFIX "RequestedLayerState{"
 
-struct latency_list {
+struct frames_latency_list {
 	char **names;
 	/* Per name: the A15 line said " !handle" (the layer is going away). */
 	unsigned char *dead;
 	size_t n;
 	size_t cap;
-	struct latency_stats st;
+	struct frames_latency_stats st;
 };
 
 static int
@@ -43,7 +43,7 @@ ends_with_seq(const char *s, size_t p)
 
 /*
  * The name inside an A15 `RequestedLayerState{...}` line body (what
- * follows the prefix), as latency_list_name() describes.  Returns its
+ * follows the prefix), as frames_latency_list_name() describes.  Returns its
  * length.
  */
 static size_t
@@ -75,7 +75,8 @@ requested_name_len(const char *s, size_t len)
 }
 
 static int
-list_add(struct latency_list *list, const char *name, size_t len, int dead)
+list_add(struct frames_latency_list *list, const char *name, size_t len,
+	 int dead)
 {
 	unsigned char *grown_dead;
 	char **grown, *copy;
@@ -118,9 +119,10 @@ has_dead_handle(const char *s, size_t len)
 }
 
 int
-latency_list_parse(const char *buf, size_t len, struct latency_list **out)
+frames_latency_list_parse(const char *buf, size_t len,
+			  struct frames_latency_list **out)
 {
-	struct latency_list *list = NULL;
+	struct frames_latency_list *list = NULL;
 	struct frames_latency_lines it = {buf, buf + len};
 	const char *line;
 	size_t llen, nlen, plen = strlen(REQUESTED_PREFIX);
@@ -163,12 +165,12 @@ latency_list_parse(const char *buf, size_t len, struct latency_list **out)
 	list = NULL;
 	rc = 0;
 out:
-	latency_list_free(list);
+	frames_latency_list_free(list);
 	return rc;
 }
 
 void
-latency_list_free(struct latency_list *list)
+frames_latency_list_free(struct frames_latency_list *list)
 {
 	size_t i;
 
@@ -182,13 +184,13 @@ latency_list_free(struct latency_list *list)
 }
 
 size_t
-latency_list_count(const struct latency_list *list)
+frames_latency_list_count(const struct frames_latency_list *list)
 {
 	return list->n;
 }
 
 const char *
-latency_list_name(const struct latency_list *list, size_t i)
+frames_latency_list_name(const struct frames_latency_list *list, size_t i)
 {
 	if (i >= list->n)
 		return NULL;
@@ -196,8 +198,8 @@ latency_list_name(const struct latency_list *list, size_t i)
 }
 
 void
-latency_list_get_stats(const struct latency_list *list,
-		       struct latency_stats *st)
+frames_latency_list_get_stats(const struct frames_latency_list *list,
+			      struct frames_latency_stats *st)
 {
 	*st = list->st;
 }
@@ -260,8 +262,9 @@ cmp_str(const void *a, const void *b)
 }
 
 int
-latency_list_pick(const struct latency_list *list, const char *package,
-		  const char **names, size_t max, size_t *n)
+frames_latency_list_pick(const struct frames_latency_list *list,
+			 const char *package, const char **names, size_t max,
+			 size_t *n)
 {
 	size_t *cand = NULL, ncand = 0, nblast = 0, i, plen, count = 0;
 	char **bases = NULL, *base = NULL;

@@ -9,7 +9,7 @@
 
 #include "frames_latency.h"
 
-struct latency_list;
+struct frames_latency_list;
 
 /*
  * Parses one --list output; both forms, and a mix of them, are accepted.
@@ -17,15 +17,16 @@ struct latency_list;
  * bytes or holding a NUL, names longer than LATENCY_NAME_MAX, a
  * `RequestedLayerState{` with no name, and lines past
  * LATENCY_LIST_NAMES_MAX names are garbage.  Returns 0 and sets *out, or
- * -ENOMEM.  Free with latency_list_free().
+ * -ENOMEM.  Free with frames_latency_list_free().
  */
-int latency_list_parse(const char *buf, size_t len, struct latency_list **out);
+int frames_latency_list_parse(const char *buf, size_t len,
+			      struct frames_latency_list **out);
 
 /* NULL is a no-op. */
-void latency_list_free(struct latency_list *list);
+void frames_latency_list_free(struct frames_latency_list *list);
 
 /* Layer names read, in output order. */
-size_t latency_list_count(const struct latency_list *list);
+size_t frames_latency_list_count(const struct frames_latency_list *list);
 
 /*
  * Name i, with the A15 wrapper removed: the text after
@@ -35,7 +36,8 @@ size_t latency_list_count(const struct latency_list *list);
  * hold spaces and braces themselves); if none follows "#<digits>", the
  * first of them.  NULL when i is out of range.
  */
-const char *latency_list_name(const struct latency_list *list, size_t i);
+const char *frames_latency_list_name(const struct frames_latency_list *list,
+				     size_t i);
 
 /*
  * Chooses the layers of package worth passing to --latency: the buffer
@@ -63,11 +65,12 @@ const char *latency_list_name(const struct latency_list *list, size_t i);
  * package; -ENOSPC when more than max were chosen (the first max are
  * stored).
  */
-int latency_list_pick(const struct latency_list *list, const char *package,
-		      const char **names, size_t max, size_t *n);
+int frames_latency_list_pick(const struct frames_latency_list *list,
+			     const char *package, const char **names,
+			     size_t max, size_t *n);
 
 /* Fills lists (1), list_names and garbage_lines. */
-void latency_list_get_stats(const struct latency_list *list,
-			    struct latency_stats *st);
+void frames_latency_list_get_stats(const struct frames_latency_list *list,
+				   struct frames_latency_stats *st);
 
 #endif

@@ -70,10 +70,11 @@ parse_now_line(const char *s, size_t len, int64_t *out)
 }
 
 static void
-snapshot_add_row(struct latency_snapshot *snap, const struct latency_row *row)
+snapshot_add_row(struct frames_latency_snapshot *snap,
+		 const struct frames_latency_row *row)
 {
 	snap->st.rows++;
-	switch (latency_row_classify(row)) {
+	switch (frames_latency_row_classify(row)) {
 	case LATENCY_ROW_ZERO:
 		snap->st.zero_rows++;
 		break;
@@ -93,13 +94,13 @@ snapshot_add_row(struct latency_snapshot *snap, const struct latency_row *row)
 }
 
 int
-latency_snapshot_parse(const char *buf, size_t len,
-		       struct latency_snapshot **out)
+frames_latency_snapshot_parse(const char *buf, size_t len,
+			      struct frames_latency_snapshot **out)
 {
-	struct latency_snapshot *snap;
+	struct frames_latency_snapshot *snap;
 	struct frames_latency_lines it = {buf, buf + len};
 	struct token tok[3];
-	struct latency_row row;
+	struct frames_latency_row row;
 	const char *line;
 	size_t llen;
 	int terminated, ntok, any_row = 0, blank_after_rows = 0;
@@ -181,37 +182,38 @@ latency_snapshot_parse(const char *buf, size_t len,
 }
 
 void
-latency_snapshot_free(struct latency_snapshot *snap)
+frames_latency_snapshot_free(struct frames_latency_snapshot *snap)
 {
 	free(snap);
 }
 
 int64_t
-latency_snapshot_period(const struct latency_snapshot *snap)
+frames_latency_snapshot_period(const struct frames_latency_snapshot *snap)
 {
 	return snap->period_ns;
 }
 
 int64_t
-latency_snapshot_now(const struct latency_snapshot *snap)
+frames_latency_snapshot_now(const struct frames_latency_snapshot *snap)
 {
 	return snap->now_ns;
 }
 
 int
-latency_snapshot_complete(const struct latency_snapshot *snap)
+frames_latency_snapshot_complete(const struct frames_latency_snapshot *snap)
 {
 	return snap->complete;
 }
 
 size_t
-latency_snapshot_rows(const struct latency_snapshot *snap)
+frames_latency_snapshot_rows(const struct frames_latency_snapshot *snap)
 {
 	return snap->nrows;
 }
 
-const struct latency_row *
-latency_snapshot_row(const struct latency_snapshot *snap, size_t i)
+const struct frames_latency_row *
+frames_latency_snapshot_row(const struct frames_latency_snapshot *snap,
+			    size_t i)
 {
 	if (i >= snap->nrows)
 		return NULL;
@@ -219,8 +221,8 @@ latency_snapshot_row(const struct latency_snapshot *snap, size_t i)
 }
 
 void
-latency_snapshot_get_stats(const struct latency_snapshot *snap,
-			   struct latency_stats *st)
+frames_latency_snapshot_get_stats(const struct frames_latency_snapshot *snap,
+				  struct frames_latency_stats *st)
 {
 	*st = snap->st;
 }

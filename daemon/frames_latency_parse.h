@@ -9,39 +9,43 @@
 
 #include "frames_latency.h"
 
-struct latency_snapshot;
+struct frames_latency_snapshot;
 
 /*
  * Parses buf[0..len) (need not be NUL-terminated).  Returns 0 and sets
- * *out, or -ENOMEM.  Free with latency_snapshot_free().
+ * *out, or -ENOMEM.  Free with frames_latency_snapshot_free().
  */
-int latency_snapshot_parse(const char *buf, size_t len,
-			   struct latency_snapshot **out);
+int frames_latency_snapshot_parse(const char *buf, size_t len,
+				  struct frames_latency_snapshot **out);
 
 /* NULL is a no-op. */
-void latency_snapshot_free(struct latency_snapshot *snap);
+void frames_latency_snapshot_free(struct frames_latency_snapshot *snap);
 
 /* The period line's value in ns, or -1 when there was none. */
-int64_t latency_snapshot_period(const struct latency_snapshot *snap);
+int64_t
+frames_latency_snapshot_period(const struct frames_latency_snapshot *snap);
 
 /* A vendor first line `now = <ns>`'s value, or -1 when there was none. */
-int64_t latency_snapshot_now(const struct latency_snapshot *snap);
+int64_t frames_latency_snapshot_now(const struct frames_latency_snapshot *snap);
 
 /* 1 when the output ended as dumpsys ends it (see above), else 0. */
-int latency_snapshot_complete(const struct latency_snapshot *snap);
+int
+frames_latency_snapshot_complete(const struct frames_latency_snapshot *snap);
 
 /* Rows kept, in printed order (oldest first). */
-size_t latency_snapshot_rows(const struct latency_snapshot *snap);
+size_t frames_latency_snapshot_rows(const struct frames_latency_snapshot *snap);
 
 /* Row i, or NULL when i is out of range. */
-const struct latency_row *
-latency_snapshot_row(const struct latency_snapshot *snap, size_t i);
+const struct frames_latency_row *
+frames_latency_snapshot_row(const struct frames_latency_snapshot *snap,
+			    size_t i);
 
 /*
  * Fills snapshots (1), incomplete, rows, zero_rows, pending_rows,
  * invalid_rows, rows_over and garbage_lines.
  */
-void latency_snapshot_get_stats(const struct latency_snapshot *snap,
-				struct latency_stats *st);
+void
+frames_latency_snapshot_get_stats(const struct frames_latency_snapshot *snap,
+				  struct frames_latency_stats *st);
 
 #endif

@@ -8,7 +8,7 @@
 #include "frames_latency_int.h"
 #include "log.h"
 
-struct latency_tracker {
+struct frames_latency_tracker {
 	char *layer;
 	char *app;
 	int64_t wm;
@@ -20,13 +20,14 @@ struct latency_tracker {
 	/* Keys of the frames waiting for a present, oldest first. */
 	int64_t pending[LATENCY_ROWS_MAX];
 	size_t npending;
-	struct latency_stats st;
+	struct frames_latency_stats st;
 };
 
 int
-latency_tracker_new(const char *layer, struct latency_tracker **out)
+frames_latency_tracker_new(const char *layer,
+			   struct frames_latency_tracker **out)
 {
-	struct latency_tracker *t = NULL;
+	struct frames_latency_tracker *t = NULL;
 	char app[LATENCY_NAME_MAX + 1];
 	size_t len;
 	int rc = -ENOMEM;
@@ -43,7 +44,7 @@ latency_tracker_new(const char *layer, struct latency_tracker **out)
 	t->layer = strdup(layer);
 	if (!t->layer)
 		goto out;
-	if (latency_layer_package(layer, app, sizeof(app)) == 0) {
+	if (frames_latency_layer_package(layer, app, sizeof(app)) == 0) {
 		t->app = strdup(app);
 		if (!t->app)
 			goto out;
@@ -52,12 +53,12 @@ latency_tracker_new(const char *layer, struct latency_tracker **out)
 	t = NULL;
 	rc = 0;
 out:
-	latency_tracker_free(t);
+	frames_latency_tracker_free(t);
 	return rc;
 }
 
 void
-latency_tracker_free(struct latency_tracker *t)
+frames_latency_tracker_free(struct frames_latency_tracker *t)
 {
 	if (!t)
 		return;
@@ -67,7 +68,7 @@ latency_tracker_free(struct latency_tracker *t)
 }
 
 static int
-seen_has(const struct latency_tracker *t, int64_t key)
+seen_has(const struct frames_latency_tracker *t, int64_t key)
 {
 	size_t i;
 
@@ -78,7 +79,7 @@ seen_has(const struct latency_tracker *t, int64_t key)
 }
 
 static void
-seen_add(struct latency_tracker *t, int64_t key)
+seen_add(struct frames_latency_tracker *t, int64_t key)
 {
 	t->seen[t->seen_head] = key;
 	t->seen_head = (t->seen_head + 1) % LATENCY_SEEN_MAX;
@@ -87,7 +88,7 @@ seen_add(struct latency_tracker *t, int64_t key)
 }
 
 static int
-pending_find(const struct latency_tracker *t, int64_t key)
+pending_find(const struct frames_latency_tracker *t, int64_t key)
 {
 	size_t i;
 
@@ -98,7 +99,7 @@ pending_find(const struct latency_tracker *t, int64_t key)
 }
 
 static void
-pending_remove(struct latency_tracker *t, size_t i)
+pending_remove(struct frames_latency_tracker *t, size_t i)
 {
 	memmove(&t->pending[i], &t->pending[i + 1],
 		(t->npending - i - 1) * sizeof(t->pending[0]));
@@ -106,7 +107,7 @@ pending_remove(struct latency_tracker *t, size_t i)
 }
 
 static void
-pending_add(struct latency_tracker *t, int64_t key)
+pending_add(struct frames_latency_tracker *t, int64_t key)
 {
 	/* Only a hostile input has more pending rows than a ring holds. */
 	if (t->npending == LATENCY_ROWS_MAX) {
@@ -117,7 +118,7 @@ pending_add(struct latency_tracker *t, int64_t key)
 }
 
 static int
-snapshot_has_key(const struct latency_snapshot *snap, int64_t key)
+snapshot_has_key(const struct frames_latency_snapshot *snap, int64_t key)
 {
 	size_t i;
 
@@ -129,7 +130,7 @@ snapshot_has_key(const struct latency_snapshot *snap, int64_t key)
 
 /* After a complete snapshot: see the header's "Watermark". */
 static void
-tracker_advance(struct latency_tracker *t, int64_t capture_ns)
+tracker_advance(struct frames_latency_tracker *t, int64_t capture_ns)
 {
 	int64_t w = capture_ns;
 	size_t i;
@@ -149,12 +150,13 @@ tracker_advance(struct latency_tracker *t, int64_t capture_ns)
 }
 
 int
-latency_tracker_feed(struct latency_tracker *t, int64_t capture_ns,
-		     const struct latency_snapshot *snap, latency_frame_cb cb,
-		     void *ctx)
+frames_latency_tracker_feed(struct frames_latency_tracker *t,
+			    int64_t capture_ns,
+			    const struct frames_latency_snapshot *snap,
+			    frames_latency_frame_cb cb, void *ctx)
 {
-	const struct latency_row *r;
-	struct latency_frame f;
+	const struct frames_latency_row *r;
+	struct frames_latency_frame f;
 	size_t i, keyed = 0;
 	int overlap = 0, pi, rc;
 
@@ -172,7 +174,7 @@ latency_tracker_feed(struct latency_tracker *t, int64_t capture_ns,
 		pi = pending_find(t, r->desired_ns);
 		if (pi >= 0)
 			overlap = 1;
-		switch (latency_row_classify(r)) {
+		switch (frames_latency_row_classify(r)) {
 		case LATENCY_ROW_ZERO:
 			break;
 		case LATENCY_ROW_PENDING:
@@ -238,26 +240,26 @@ out:
 }
 
 int64_t
-latency_tracker_watermark(const struct latency_tracker *t)
+frames_latency_tracker_watermark(const struct frames_latency_tracker *t)
 {
 	return t->wm;
 }
 
 const char *
-latency_tracker_layer(const struct latency_tracker *t)
+frames_latency_tracker_layer(const struct frames_latency_tracker *t)
 {
 	return t->layer;
 }
 
 unsigned
-latency_tracker_pending(const struct latency_tracker *t)
+frames_latency_tracker_pending(const struct frames_latency_tracker *t)
 {
 	return (unsigned)t->npending;
 }
 
 void
-latency_tracker_get_stats(const struct latency_tracker *t,
-			  struct latency_stats *st)
+frames_latency_tracker_get_stats(const struct frames_latency_tracker *t,
+				 struct frames_latency_stats *st)
 {
 	*st = t->st;
 }

@@ -106,7 +106,7 @@
  *
  * Latency polling.  While set_wanted() says taps are pending, a cycle runs
  * at least every poll_ms: `--list`, then `--latency <layer>` for each
- * layer latency_list_pick() chooses for a wanted package, one at a time.
+ * layer frames_latency_list_pick() chooses for a wanted package, one at a time.
  * Each snapshot's capture time is CLOCK_MONOTONIC read before its child
  * starts.  A child that outlives child_timeout_ms gets SIGTERM, SIGKILL
  * CHILD_KILL_GRACE_MS later, and is counted.  dumpsys exiting non-zero, writing

@@ -44,7 +44,7 @@ struct session {
 	char path[PATH_MAX];
 	struct child *ch; /* NULL before it ran */
 	int fd;
-	struct ftl *rd;
+	struct frames_ftl *rd;
 	int64_t started_ns;
 	int64_t coverage;
 	int64_t first_present;
@@ -98,11 +98,11 @@ session_name_of(struct frames_perfetto *fl, int idx, char *buf, size_t size)
 static void
 fold_reader_stats(struct frames_perfetto *fl, const struct session *s)
 {
-	struct ftl_stats st;
+	struct frames_ftl_stats st;
 
 	if (!s->rd)
 		return;
-	ftl_get_stats(s->rd, &st);
+	frames_ftl_get_stats(s->rd, &st);
 	fl->ftl_packets += st.packets;
 	fl->ftl_dropped += st.packets_lost + st.malformed + st.evicted_waiting +
 			   st.unpaired_ends + st.corrupt;
@@ -124,7 +124,7 @@ session_release(struct frames_perfetto *fl, struct session *s, int delete_file)
 			log_warn("cannot delete '%s'", s->path);
 	}
 	fold_reader_stats(fl, s);
-	ftl_free(s->rd);
+	frames_ftl_free(s->rd);
 	if (fl->cur == s)
 		fl->cur = NULL;
 	if (fl->old == s)
@@ -213,13 +213,13 @@ session_start(struct frames_perfetto *fl, int64_t now)
 	p.max_file_size_bytes = fl->cfg.cap_bytes;
 	rc = tracecfg_encode(&p, &cfg, &len);
 	if (rc == 0)
-		rc = ftl_new(NULL, &s->rd);
+		rc = frames_ftl_new(NULL, &s->rd);
 	if (rc < 0) {
 		snprintf(fl->last_error, sizeof(fl->last_error),
 			 "cannot prepare a perfetto session: %s",
 			 strerror(-rc));
 		free(cfg);
-		ftl_free(s->rd);
+		frames_ftl_free(s->rd);
 		s->rd = NULL;
 		return NULL;
 	}
@@ -239,7 +239,7 @@ session_start(struct frames_perfetto *fl, int64_t now)
 		snprintf(fl->last_error, sizeof(fl->last_error),
 			 "cannot start perfetto: %s", why);
 		log_warnx("%s", fl->last_error);
-		ftl_free(s->rd);
+		frames_ftl_free(s->rd);
 		s->rd = NULL;
 		s->ch = NULL;
 		return NULL;
@@ -259,11 +259,11 @@ emit_ftl(struct frames_perfetto *fl, struct session *s, frames_live_cb cb,
 	 void *ctx)
 {
 	struct correlate_frame cf;
-	struct ftl_frame f;
+	struct frames_ftl_frame f;
 	uint64_t key;
 	int rc;
 
-	while (ftl_next(s->rd, &f) == 1) {
+	while (frames_ftl_next(s->rd, &f) == 1) {
 		if (s->first_present == INT64_MIN)
 			s->first_present = f.present_ns;
 		if (f.present_ns > s->max_present)
@@ -293,7 +293,7 @@ static int
 session_read(struct frames_perfetto *fl, struct session *s, int64_t now,
 	     size_t *budget, frames_live_cb cb, void *ctx)
 {
-	struct ftl_stats st;
+	struct frames_ftl_stats st;
 	ssize_t n;
 	int rc;
 
@@ -319,7 +319,7 @@ session_read(struct frames_perfetto *fl, struct session *s, int64_t now,
 		*budget -= (size_t)n;
 		s->bytes += (uint64_t)n;
 		fl->st->bytes_read += (uint64_t)n;
-		rc = ftl_feed(s->rd, fl->buf, (size_t)n);
+		rc = frames_ftl_feed(s->rd, fl->buf, (size_t)n);
 		if (rc < 0)
 			return rc;
 		rc = emit_ftl(fl, s, cb, ctx);
@@ -328,13 +328,13 @@ session_read(struct frames_perfetto *fl, struct session *s, int64_t now,
 	}
 	if (*budget == 0)
 		fl->more = 1;
-	ftl_get_stats(s->rd, &st);
+	frames_ftl_get_stats(s->rd, &st);
 	if (st.frame_events != s->frame_events) {
 		s->frame_events = st.frame_events;
 		s->last_event_ns = now;
 	}
 	if (s->coverage == INT64_MIN)
-		s->coverage = ftl_coverage_start(s->rd);
+		s->coverage = frames_ftl_coverage_start(s->rd);
 	if (!s->established && s->coverage != INT64_MIN) {
 		s->established = 1;
 		fl->fails = 0;
@@ -390,13 +390,13 @@ session_finish(struct frames_perfetto *fl, struct session *s, int64_t now,
 	if (rc < 0)
 		return rc;
 	if (!s->eof_fed) {
-		ftl_eof(s->rd);
+		frames_ftl_eof(s->rd);
 		s->eof_fed = 1;
 	}
 	rc = emit_ftl(fl, s, cb, ctx);
 	if (rc < 0)
 		return rc;
-	wm = ftl_watermark(s->rd);
+	wm = frames_ftl_watermark(s->rd);
 	if (s->joined && wm > fl->wm)
 		fl->wm = wm;
 	log_info("perfetto session file '%s' read: %" PRIu64 " bytes", s->path,
@@ -530,7 +530,7 @@ frames_perfetto_work(struct frames_perfetto *fl, int64_t now, frames_live_cb cb,
 	s = fl->cur;
 	if (s && !s->joined && s->established) {
 		if (fl->old && fl->old->joined) {
-			cand = ftl_watermark(fl->old->rd);
+			cand = frames_ftl_watermark(fl->old->rd);
 			if (cand < fl->wm)
 				cand = fl->wm;
 			if (s->first_present != INT64_MIN &&
@@ -581,7 +581,7 @@ frames_perfetto_work(struct frames_perfetto *fl, int64_t now, frames_live_cb cb,
 		s = &fl->sess[i];
 		if (!s->used || !s->joined)
 			continue;
-		cand = ftl_watermark(s->rd);
+		cand = frames_ftl_watermark(s->rd);
 		if (cand > fl->wm)
 			fl->wm = cand;
 		if (child_running(s->ch) && !s->stopping && s->at_end &&
@@ -742,7 +742,7 @@ void
 frames_perfetto_packets(const struct frames_perfetto *fl, uint64_t *packets,
 			uint64_t *dropped)
 {
-	struct ftl_stats fs;
+	struct frames_ftl_stats fs;
 	int i;
 
 	*packets = fl->ftl_packets;
@@ -750,7 +750,7 @@ frames_perfetto_packets(const struct frames_perfetto *fl, uint64_t *packets,
 	for (i = 0; i < SESSIONS_MAX; i++) {
 		if (!fl->sess[i].used || !fl->sess[i].rd)
 			continue;
-		ftl_get_stats(fl->sess[i].rd, &fs);
+		frames_ftl_get_stats(fl->sess[i].rd, &fs);
 		*packets += fs.packets;
 		*dropped += fs.packets_lost + fs.malformed +
 			    fs.evicted_waiting + fs.unpaired_ends + fs.corrupt;

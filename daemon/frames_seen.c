@@ -118,7 +118,7 @@ mix(uint64_t h, uint64_t v)
 }
 
 uint64_t
-frames_seen_key(const struct ftl_frame *f)
+frames_seen_key(const struct frames_ftl_frame *f)
 {
 	uint64_t h = UINT64_C(1469598103934665603);
 	const unsigned char *p;

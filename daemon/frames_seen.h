@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-struct ftl_frame;
+struct frames_ftl_frame;
 struct frames_seen;
 
 /* Returns 0 and sets *out, or -ENOMEM.  Free with frames_seen_free(). */
@@ -28,6 +28,6 @@ void frames_seen_add(struct frames_seen *s, uint64_t key);
  * A frame's identity, never 0: a hash of (pid, token, display frame
  * token, layer), the same in every session.
  */
-uint64_t frames_seen_key(const struct ftl_frame *f);
+uint64_t frames_seen_key(const struct frames_ftl_frame *f);
 
 #endif

@@ -41,8 +41,8 @@ struct frames_source {
 	enum frames_kind kind;
 	char *path;
 	struct correlate *corr;
-	struct ftl *ftl;
-	struct latency_dir *dir;
+	struct frames_ftl *ftl;
+	struct frames_latency_dir *dir;
 	int fd;
 	int eof;
 	int coverage_set;
@@ -66,10 +66,10 @@ static int
 drain_ftl(struct frames_source *fs)
 {
 	struct correlate_frame cf;
-	struct ftl_frame f;
+	struct frames_ftl_frame f;
 	int rc;
 
-	while (ftl_next(fs->ftl, &f) == 1) {
+	while (frames_ftl_next(fs->ftl, &f) == 1) {
 		memset(&cf, 0, sizeof(cf));
 		cf.pid = f.pid;
 		cf.layer = f.layer;
@@ -84,7 +84,7 @@ drain_ftl(struct frames_source *fs)
 }
 
 static int
-on_latency_frame(void *ctx, const struct latency_frame *f)
+on_latency_frame(void *ctx, const struct frames_latency_frame *f)
 {
 	struct frames_source *fs = ctx;
 	struct correlate_frame cf;
@@ -110,10 +110,10 @@ update_coverage(struct frames_source *fs)
 	if (fs->coverage_set)
 		return;
 	if (fs->kind == FRAMES_FTL)
-		start = ftl_coverage_start(fs->ftl);
+		start = frames_ftl_coverage_start(fs->ftl);
 	else if (fs->kind == FRAMES_LATENCY &&
-		 latency_dir_coverage(fs->dir) != INT64_MAX)
-		start = latency_dir_coverage(fs->dir);
+		 frames_latency_dir_coverage(fs->dir) != INT64_MAX)
+		start = frames_latency_dir_coverage(fs->dir);
 	if (start == INT64_MIN)
 		return;
 	correlate_set_coverage(fs->corr, start);
@@ -138,16 +138,17 @@ step(struct frames_source *fs)
 			return rc;
 		}
 		if (n == 0) {
-			ftl_eof(fs->ftl);
+			frames_ftl_eof(fs->ftl);
 			fs->eof = 1;
 		} else {
-			rc = ftl_feed(fs->ftl, fs->buf, (size_t)n);
+			rc = frames_ftl_feed(fs->ftl, fs->buf, (size_t)n);
 			if (rc < 0)
 				return rc;
 		}
 		rc = drain_ftl(fs);
 	} else {
-		rc = latency_dir_next(fs->dir, on_latency_frame, fs, NULL);
+		rc = frames_latency_dir_next(fs->dir, on_latency_frame, fs,
+					     NULL);
 		if (rc == 0)
 			fs->eof = 1;
 	}
@@ -159,8 +160,8 @@ static int64_t
 source_watermark(const struct frames_source *fs)
 {
 	if (fs->kind == FRAMES_FTL)
-		return ftl_watermark(fs->ftl);
-	return latency_dir_watermark(fs->dir);
+		return frames_ftl_watermark(fs->ftl);
+	return frames_latency_dir_watermark(fs->dir);
 }
 
 int
@@ -189,7 +190,7 @@ frames_source_open(const char *spec, struct frames_source **out)
 			rc = -ENOMEM;
 			goto out;
 		}
-		rc = ftl_new(NULL, &fs->ftl);
+		rc = frames_ftl_new(NULL, &fs->ftl);
 		if (rc < 0)
 			goto out;
 		fs->fd = open(fs->path, O_RDONLY | O_CLOEXEC);
@@ -206,7 +207,7 @@ frames_source_open(const char *spec, struct frames_source **out)
 			rc = -ENOMEM;
 			goto out;
 		}
-		rc = latency_dir_open(fs->path, &fs->dir);
+		rc = frames_latency_dir_open(fs->path, &fs->dir);
 		if (rc < 0)
 			goto out;
 	} else {
@@ -232,8 +233,8 @@ frames_source_close(struct frames_source *fs)
 		return;
 	if (fs->fd >= 0)
 		close(fs->fd);
-	ftl_free(fs->ftl);
-	latency_dir_free(fs->dir);
+	frames_ftl_free(fs->ftl);
+	frames_latency_dir_free(fs->dir);
 	free(fs->buf);
 	free(fs->path);
 	free(fs);
@@ -298,14 +299,14 @@ void
 frames_source_counts(const struct frames_source *fs, uint64_t *frames,
 		     uint64_t *packets, uint64_t *dropped)
 {
-	struct ftl_stats st;
+	struct frames_ftl_stats st;
 
 	*frames = fs->fed;
 	*packets = 0;
 	*dropped = 0;
 	if (fs->kind != FRAMES_FTL)
 		return;
-	ftl_get_stats(fs->ftl, &st);
+	frames_ftl_get_stats(fs->ftl, &st);
 	*packets = st.packets;
 	*dropped = st.packets_lost + st.malformed + st.evicted_waiting +
 		   st.unpaired_ends + st.corrupt;
@@ -314,15 +315,15 @@ frames_source_counts(const struct frames_source *fs, uint64_t *frames,
 void
 frames_source_print(const struct frames_source *fs, FILE *out)
 {
-	struct latency_stats ls;
-	struct ftl_stats st;
+	struct frames_latency_stats ls;
+	struct frames_ftl_stats st;
 
 	switch (fs->kind) {
 	case FRAMES_NONE:
 		fprintf(out, "frames     none: taps are frames_unavailable\n");
 		break;
 	case FRAMES_FTL:
-		ftl_get_stats(fs->ftl, &st);
+		frames_ftl_get_stats(fs->ftl, &st);
 		fprintf(out,
 			"frames     '%s': %" PRIu64 " packets, %" PRIu64
 			" app frames presented (%.3f s to %.3f s), %" PRIu64
@@ -348,7 +349,7 @@ frames_source_print(const struct frames_source *fs, FILE *out)
 				st.evicted_waiting, st.corrupt, st.truncated);
 		break;
 	case FRAMES_LATENCY:
-		latency_dir_get_stats(fs->dir, &ls);
+		frames_latency_dir_get_stats(fs->dir, &ls);
 		fprintf(out,
 			"frames     '%s': %" PRIu64 " files, %" PRIu64
 			" snapshots, %" PRIu64 " frames presented, %" PRIu64

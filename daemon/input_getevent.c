@@ -3,7 +3,7 @@
  * its bytes: device headers, `-p` capability blocks and event lines of
  * every device.  Events are kept in an array together with the device
  * they came from; once the whole log is known, one device is chosen and
- * the array is cut down to its events, which getevent_next() hands out in
+ * the array is cut down to its events, which input_getevent_next() hands out in
  * log order.  The text itself is not kept.
  *
  * Decisions worth knowing:
@@ -51,20 +51,20 @@
 /* Phones have a dozen or two input devices; more is a hostile log. */
 
 static int
-is_uinput(const struct getevent_dev *d)
+is_uinput(const struct input_getevent_dev *d)
 {
 	return d->has_name && strcasestr(d->name, "uinput") != NULL;
 }
 
 static int
-is_touch(const struct getevent_dev *d)
+is_touch(const struct input_getevent_dev *d)
 {
 	return d->mt_events > 0 || ((d->axis_set >> ABS_MT_POSITION_X) & 1);
 }
 
 /* Is a a better touch screen than b? */
 static int
-better(const struct getevent_dev *a, const struct getevent_dev *b)
+better(const struct input_getevent_dev *a, const struct input_getevent_dev *b)
 {
 	if (is_uinput(a) != is_uinput(b))
 		return !is_uinput(a);
@@ -79,9 +79,9 @@ better(const struct getevent_dev *a, const struct getevent_dev *b)
  * `getevent -p DEV` then `getevent -lt DEV`.
  */
 static void
-merge_unnamed(struct getevent *g)
+merge_unnamed(struct input_getevent *g)
 {
-	struct getevent_dev *u, *d;
+	struct input_getevent_dev *u, *d;
 	int iu, id;
 	size_t i;
 
@@ -105,7 +105,7 @@ merge_unnamed(struct getevent *g)
 }
 
 static int
-choose(struct getevent *g, const char *device)
+choose(struct input_getevent *g, const char *device)
 {
 	int best = -1, unnamed = -1;
 	unsigned i;
@@ -151,7 +151,7 @@ choose(struct getevent *g, const char *device)
 
 /* Keeps the chosen device's events only, in log order. */
 static void
-keep_chosen(struct getevent *g)
+keep_chosen(struct input_getevent *g)
 {
 	struct touch_event *nev;
 	size_t i, n = 0;
@@ -176,9 +176,9 @@ keep_chosen(struct getevent *g)
 
 static int
 load(const char *buf, size_t len, const char *name, const char *device,
-     struct getevent **out)
+     struct input_getevent **out)
 {
-	struct getevent *g;
+	struct input_getevent *g;
 	unsigned i;
 	int r;
 
@@ -226,18 +226,19 @@ load(const char *buf, size_t len, const char *name, const char *device,
 	g->st.other_events = g->timed - g->st.events;
 	log_debug("replaying '%s' from '%s': %llu events, %llu lines "
 		  "skipped",
-		  getevent_device(g), name, (unsigned long long)g->st.events,
+		  input_getevent_device(g), name,
+		  (unsigned long long)g->st.events,
 		  (unsigned long long)g->st.skipped);
 	*out = g;
 	g = NULL;
 out:
-	getevent_free(g);
+	input_getevent_free(g);
 	return r;
 }
 
 int
-getevent_open_mem(const char *buf, size_t len, const char *name,
-		  const char *device, struct getevent **out)
+input_getevent_open_mem(const char *buf, size_t len, const char *name,
+			const char *device, struct input_getevent **out)
 {
 	if ((buf == NULL && len > 0) || out == NULL)
 		return -EINVAL;
@@ -245,7 +246,8 @@ getevent_open_mem(const char *buf, size_t len, const char *name,
 }
 
 int
-getevent_open(const char *path, const char *device, struct getevent **out)
+input_getevent_open(const char *path, const char *device,
+		    struct input_getevent **out)
 {
 	struct stat sb;
 	char *buf = NULL, *nbuf;
@@ -319,7 +321,7 @@ out:
 }
 
 void
-getevent_free(struct getevent *g)
+input_getevent_free(struct input_getevent *g)
 {
 	if (g == NULL)
 		return;
@@ -330,7 +332,7 @@ getevent_free(struct getevent *g)
 }
 
 int
-getevent_next(struct getevent *g, struct touch_event *ev)
+input_getevent_next(struct input_getevent *g, struct touch_event *ev)
 {
 	if (g->pos >= g->nev)
 		return 0;
@@ -339,7 +341,8 @@ getevent_next(struct getevent *g, struct touch_event *ev)
 }
 
 int
-getevent_time_range(const struct getevent *g, int64_t *first, int64_t *last)
+input_getevent_time_range(const struct input_getevent *g, int64_t *first,
+			  int64_t *last)
 {
 	size_t i;
 
@@ -357,10 +360,10 @@ getevent_time_range(const struct getevent *g, int64_t *first, int64_t *last)
 }
 
 int
-getevent_get_axis(const struct getevent *g, uint16_t code,
-		  struct getevent_axis *axis)
+input_getevent_get_axis(const struct input_getevent *g, uint16_t code,
+			struct input_getevent_axis *axis)
 {
-	const struct getevent_dev *d;
+	const struct input_getevent_dev *d;
 
 	if (g->chosen < 0 || code >= ABS_CNT)
 		return -ENOENT;
@@ -372,13 +375,13 @@ getevent_get_axis(const struct getevent *g, uint16_t code,
 }
 
 const char *
-getevent_device(const struct getevent *g)
+input_getevent_device(const struct input_getevent *g)
 {
 	return g->chosen < 0 ? "" : g->devs[g->chosen].path;
 }
 
 const char *
-getevent_device_name(const struct getevent *g)
+input_getevent_device_name(const struct input_getevent *g)
 {
 	if (g->chosen < 0 || !g->devs[g->chosen].has_name)
 		return NULL;
@@ -386,7 +389,8 @@ getevent_device_name(const struct getevent *g)
 }
 
 void
-getevent_get_stats(const struct getevent *g, struct getevent_stats *st)
+input_getevent_get_stats(const struct input_getevent *g,
+			 struct input_getevent_stats *st)
 {
 	*st = g->st;
 }

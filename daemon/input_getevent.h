@@ -24,9 +24,9 @@
 
 #include "touch.h"
 
-struct getevent;
+struct input_getevent;
 
-struct getevent_stats {
+struct input_getevent_stats {
 	uint64_t lines;	       /* lines read, blank ones included */
 	uint64_t events;       /* event lines of the chosen device */
 	uint64_t other_events; /* event lines of other devices */
@@ -38,7 +38,7 @@ struct getevent_stats {
 };
 
 /* An axis range read from a `getevent -p` block in the log. */
-struct getevent_axis {
+struct input_getevent_axis {
 	int32_t min, max;
 };
 
@@ -49,48 +49,50 @@ struct getevent_axis {
  * why: -ENOENT and friends for the file, -EFBIG for a log over 1 GiB,
  * -EINVAL for a log without timestamps, -ENODEV when the device is not in
  * the log or none of the devices is a touch screen, -ENOMEM.  Free with
- * getevent_free().
+ * input_getevent_free().
  */
-int getevent_open(const char *path, const char *device, struct getevent **out);
+int input_getevent_open(const char *path, const char *device,
+			struct input_getevent **out);
 
 /*
  * The same over a buffer in memory, which need not outlive the call; name
  * is used in messages.
  */
-int getevent_open_mem(const char *buf, size_t len, const char *name,
-		      const char *device, struct getevent **out);
+int input_getevent_open_mem(const char *buf, size_t len, const char *name,
+			    const char *device, struct input_getevent **out);
 
 /* NULL is a no-op. */
-void getevent_free(struct getevent *g);
+void input_getevent_free(struct input_getevent *g);
 
 /*
  * Returns the next event of the chosen device in log order: 1 and fills
  * *ev, 0 at the end of the log.
  */
-int getevent_next(struct getevent *g, struct touch_event *ev);
+int input_getevent_next(struct input_getevent *g, struct touch_event *ev);
 
 /*
  * The range of axis code (ABS_MT_POSITION_X, ...) of the chosen device if
  * the log carried a `getevent -p` block for it: returns 0 and fills *axis,
  * or -ENOENT.
  */
-int getevent_get_axis(const struct getevent *g, uint16_t code,
-		      struct getevent_axis *axis);
+int input_getevent_get_axis(const struct input_getevent *g, uint16_t code,
+			    struct input_getevent_axis *axis);
 
 /*
  * The earliest and latest event times of the chosen device: returns 0, or
  * -ENOENT when it has no events.
  */
-int getevent_time_range(const struct getevent *g, int64_t *first,
-			int64_t *last);
+int input_getevent_time_range(const struct input_getevent *g, int64_t *first,
+			      int64_t *last);
 
 /* The chosen device's path ("" when the log names no device). */
-const char *getevent_device(const struct getevent *g);
+const char *input_getevent_device(const struct input_getevent *g);
 
 /* The chosen device's name from an "add device" header, or NULL. */
-const char *getevent_device_name(const struct getevent *g);
+const char *input_getevent_device_name(const struct input_getevent *g);
 
 /* Counters over the whole log, final from the start. */
-void getevent_get_stats(const struct getevent *g, struct getevent_stats *st);
+void input_getevent_get_stats(const struct input_getevent *g,
+			      struct input_getevent_stats *st);
 
 #endif

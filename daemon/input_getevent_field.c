@@ -16,19 +16,19 @@
 #define LABEL(x) {#x, (x)}
 /* clang-format on */
 
-static const struct getevent_label type_labels[] = {
+static const struct input_getevent_label type_labels[] = {
 	LABEL(EV_SYN), LABEL(EV_KEY), LABEL(EV_REL), LABEL(EV_ABS),
 	LABEL(EV_MSC), LABEL(EV_SW),  LABEL(EV_LED), LABEL(EV_SND),
 	LABEL(EV_REP), LABEL(EV_FF),  LABEL(EV_PWR), LABEL(EV_FF_STATUS),
 	{NULL, 0},
 };
 
-static const struct getevent_label syn_labels[] = {
+static const struct input_getevent_label syn_labels[] = {
 	LABEL(SYN_REPORT),  LABEL(SYN_CONFIG), LABEL(SYN_MT_REPORT),
 	LABEL(SYN_DROPPED), {NULL, 0},
 };
 
-const struct getevent_label input_getevent_field_abs[] = {
+const struct input_getevent_label input_getevent_field_abs[] = {
 	LABEL(ABS_X),
 	LABEL(ABS_Y),
 	LABEL(ABS_Z),
@@ -83,7 +83,7 @@ const struct getevent_label input_getevent_field_abs[] = {
  * Buttons in full, and the keys a phone or tablet has.  Other keys are
  * skipped: they never belong to a touch screen.
  */
-static const struct getevent_label key_labels[] = {
+static const struct input_getevent_label key_labels[] = {
 	LABEL(KEY_ESC),
 	LABEL(KEY_ENTER),
 	LABEL(KEY_HOME),
@@ -202,7 +202,7 @@ static const struct getevent_label key_labels[] = {
 	{NULL, 0},
 };
 
-static const struct getevent_label rel_labels[] = {
+static const struct input_getevent_label rel_labels[] = {
 	LABEL(REL_X),
 	LABEL(REL_Y),
 	LABEL(REL_Z),
@@ -220,13 +220,13 @@ static const struct getevent_label rel_labels[] = {
 	{NULL, 0},
 };
 
-static const struct getevent_label msc_labels[] = {
+static const struct input_getevent_label msc_labels[] = {
 	LABEL(MSC_SERIAL), LABEL(MSC_PULSELED), LABEL(MSC_GESTURE),
 	LABEL(MSC_RAW),	   LABEL(MSC_SCAN),	LABEL(MSC_TIMESTAMP),
 	{NULL, 0},
 };
 
-static const struct getevent_label sw_labels[] = {
+static const struct input_getevent_label sw_labels[] = {
 	LABEL(SW_LID),
 	LABEL(SW_TABLET_MODE),
 	LABEL(SW_HEADPHONE_INSERT),
@@ -251,14 +251,14 @@ static const struct getevent_label sw_labels[] = {
 };
 
 /* getevent -l names key values, and tool types of ABS_MT_TOOL_TYPE. */
-static const struct getevent_label key_value_labels[] = {
+static const struct input_getevent_label key_value_labels[] = {
 	{"UP", 0},
 	{"DOWN", 1},
 	{"REPEAT", 2},
 	{NULL, 0},
 };
 
-static const struct getevent_label mt_tool_labels[] = {
+static const struct input_getevent_label mt_tool_labels[] = {
 	LABEL(MT_TOOL_FINGER),
 	LABEL(MT_TOOL_PEN),
 	LABEL(MT_TOOL_PALM),
@@ -268,7 +268,7 @@ static const struct getevent_label mt_tool_labels[] = {
 	{NULL, 0},
 };
 
-const struct getevent_label input_getevent_field_props[] = {
+const struct input_getevent_label input_getevent_field_props[] = {
 	LABEL(INPUT_PROP_POINTER),
 	LABEL(INPUT_PROP_DIRECT),
 	LABEL(INPUT_PROP_BUTTONPAD),
@@ -325,8 +325,8 @@ input_getevent_field_dec(const char *s, long long lo, long long hi,
 }
 
 int
-input_getevent_field_lookup(const struct getevent_label *tab, const char *name,
-			    int *out)
+input_getevent_field_lookup(const struct input_getevent_label *tab,
+			    const char *name, int *out)
 {
 	for (; tab->name != NULL; tab++) {
 		if (strcmp(tab->name, name) == 0) {
@@ -337,7 +337,7 @@ input_getevent_field_lookup(const struct getevent_label *tab, const char *name,
 	return -ENOENT;
 }
 
-static const struct getevent_label *
+static const struct input_getevent_label *
 code_labels(uint32_t type)
 {
 	switch (type) {
@@ -375,7 +375,8 @@ is_label(const char *s)
 
 /* A type or code: four hex digits, or a label of the table. */
 int
-input_getevent_field_parse(const char *s, const struct getevent_label *tab,
+input_getevent_field_parse(const char *s,
+			   const struct input_getevent_label *tab,
 			   uint32_t *out)
 {
 	int v;

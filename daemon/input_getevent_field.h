@@ -11,14 +11,14 @@
 #include "touch.h"
 
 /* One name of a table, and the constant it stands for. */
-struct getevent_label {
+struct input_getevent_label {
 	const char *name;
 	int value;
 };
 
 /* The ABS_ codes and the INPUT_PROP_ names, each ended by a NULL name. */
-extern const struct getevent_label input_getevent_field_abs[];
-extern const struct getevent_label input_getevent_field_props[];
+extern const struct input_getevent_label input_getevent_field_abs[];
+extern const struct input_getevent_label input_getevent_field_props[];
 
 /*
  * Parses a hexadecimal number of 1 to maxdigits digits and nothing else
@@ -34,14 +34,15 @@ int input_getevent_field_dec(const char *s, long long lo, long long hi,
 			     long long *out);
 
 /* The value of name in tab: returns 0 and sets *out, or -ENOENT. */
-int input_getevent_field_lookup(const struct getevent_label *tab,
+int input_getevent_field_lookup(const struct input_getevent_label *tab,
 				const char *name, int *out);
 
 /*
  * A type or code: four hex digits, or a name of tab (which may be NULL).
  * Returns 0 or -ENOENT.
  */
-int input_getevent_field_parse(const char *s, const struct getevent_label *tab,
+int input_getevent_field_parse(const char *s,
+			       const struct input_getevent_label *tab,
 			       uint32_t *out);
 
 /*

@@ -1,6 +1,6 @@
 /*
  * What the parts of the getevent reader (input_getevent.h) share and no
- * caller needs: the layout of a struct getevent and of its devices.
+ * caller needs: the layout of a struct input_getevent and of its devices.
  */
 #ifndef TAPD_INPUT_GETEVENT_INT_H
 #define TAPD_INPUT_GETEVENT_INT_H
@@ -16,7 +16,7 @@
 #define GETEVENT_NAME_MAX    256
 
 /* Where in a device's header block the previous line left us. */
-enum getevent_section {
+enum input_getevent_section {
 	SECTION_NONE,	/* outside any header block */
 	SECTION_DEVICE, /* after "add device": name, bus, version... */
 	SECTION_EVENTS, /* after "events:": capability lines */
@@ -24,12 +24,12 @@ enum getevent_section {
 	SECTION_HID,	/* after "HID descriptor:": a hex dump */
 };
 
-struct getevent_dev {
+struct input_getevent_dev {
 	char path[GETEVENT_PATH_MAX]; /* "" for events without a prefix */
 	char name[GETEVENT_NAME_MAX];
 	int has_name;
 	int gone; /* merged into another entry */
-	struct getevent_axis axes[ABS_CNT];
+	struct input_getevent_axis axes[ABS_CNT];
 	uint64_t axis_set; /* bit n: axes[n] was read */
 	uint32_t props;	   /* bit n: INPUT_PROP n */
 	uint64_t events;
@@ -39,15 +39,15 @@ struct getevent_dev {
 	int64_t last_ns;
 };
 
-struct getevent {
+struct input_getevent {
 	char *name; /* the log, for messages */
-	struct getevent_dev devs[GETEVENT_DEVICES_MAX];
+	struct input_getevent_dev devs[GETEVENT_DEVICES_MAX];
 	unsigned ndevs;
 	int chosen; /* index into devs, -1 when the log has no device */
 
 	/* Parse state: the device whose header is being read. */
 	int cur_dev;
-	enum getevent_section section;
+	enum input_getevent_section section;
 	int cap_type; /* type of the capability lines, -1 if none */
 	int last_dev; /* device of the previous event line, a lookup cache */
 
@@ -60,7 +60,7 @@ struct getevent {
 	uint64_t timed; /* event lines with a timestamp */
 	uint64_t lineno;
 	unsigned skips_logged;
-	struct getevent_stats st;
+	struct input_getevent_stats st;
 };
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * The line reader of recorded getevent output: one pass over the log's
- * lines, filling the devices and the events of a struct getevent.
+ * lines, filling the devices and the events of a struct input_getevent.
  */
 #include "input_getevent_line.h"
 
@@ -22,7 +22,7 @@
 #define GETEVENT_SKIP_LOG_MAX 10
 
 static void
-skip_line(struct getevent *g, const char *why)
+skip_line(struct input_getevent *g, const char *why)
 {
 	g->st.skipped++;
 	if (g->skips_logged < GETEVENT_SKIP_LOG_MAX) {
@@ -115,7 +115,7 @@ parse_stamp(char *s, int64_t *ns)
 }
 
 int
-input_getevent_line_find_dev(struct getevent *g, const char *path)
+input_getevent_line_find_dev(struct input_getevent *g, const char *path)
 {
 	unsigned i;
 
@@ -129,9 +129,9 @@ input_getevent_line_find_dev(struct getevent *g, const char *path)
 
 /* Returns the device's index, adding it if new, or -1 when full. */
 static int
-get_dev(struct getevent *g, const char *path)
+get_dev(struct input_getevent *g, const char *path)
 {
-	struct getevent_dev *d;
+	struct input_getevent_dev *d;
 	size_t len;
 	int i;
 
@@ -147,7 +147,7 @@ get_dev(struct getevent *g, const char *path)
 }
 
 static int
-push_event(struct getevent *g, const struct touch_event *ev, int dev)
+push_event(struct input_getevent *g, const struct touch_event *ev, int dev)
 {
 	struct touch_event *nev;
 	uint8_t *ndev;
@@ -187,10 +187,10 @@ is_mt_code(uint16_t code)
  * or a negative errno.
  */
 static int
-read_event_line(struct getevent *g, char *s, int stamped)
+read_event_line(struct input_getevent *g, char *s, int stamped)
 {
 	struct touch_event ev;
-	struct getevent_dev *d;
+	struct input_getevent_dev *d;
 	char *tok[6], **t;
 	const char *path = "";
 	int64_t ns = 0;
@@ -260,7 +260,7 @@ read_event_line(struct getevent *g, char *s, int stamped)
 
 /* "add device N: PATH" and "remove device N: PATH". */
 static void
-read_device_line(struct getevent *g, char *s, int add)
+read_device_line(struct input_getevent *g, char *s, int add)
 {
 	char *tok[4];
 	long long num;
@@ -297,9 +297,9 @@ read_device_line(struct getevent *g, char *s, int add)
 
 /* `  name:     "himax-touchscreen"`: the name runs to the last quote. */
 static void
-read_name(struct getevent *g, char *s)
+read_name(struct input_getevent *g, char *s)
 {
-	struct getevent_dev *d = &g->devs[g->cur_dev];
+	struct input_getevent_dev *d = &g->devs[g->cur_dev];
 	char *end;
 	size_t len;
 
@@ -326,9 +326,9 @@ read_name(struct getevent *g, char *s)
  * A code without the range (getevent could not read it) is accepted.
  */
 static void
-read_axis(struct getevent *g, char *s)
+read_axis(struct input_getevent *g, char *s)
 {
-	struct getevent_dev *d = &g->devs[g->cur_dev];
+	struct input_getevent_dev *d = &g->devs[g->cur_dev];
 	char *colon, *field, *next, *tok[3];
 	long long num, min = 0, max = 0;
 	int have_min = 0, have_max = 0;
@@ -387,7 +387,7 @@ read_axis(struct getevent *g, char *s)
  * entry follows on the same line.  Returns 1 if s was such a line.
  */
 static int
-read_caps_header(struct getevent *g, char *s)
+read_caps_header(struct input_getevent *g, char *s)
 {
 	char *open, *close, hex[5];
 	uint32_t type;
@@ -409,7 +409,7 @@ read_caps_header(struct getevent *g, char *s)
 }
 
 static void
-read_prop(struct getevent *g, char *s)
+read_prop(struct input_getevent *g, char *s)
 {
 	char *tok[2];
 	uint32_t prop;
@@ -436,7 +436,7 @@ read_prop(struct getevent *g, char *s)
  * `-p` capabilities and input properties.  Returns 1 if s was one.
  */
 static int
-read_header_line(struct getevent *g, char *s, int indented)
+read_header_line(struct input_getevent *g, char *s, int indented)
 {
 	static const char *const ignored[] = {
 		"bus:",	    "vendor ",	 "product ", "version ",
@@ -487,7 +487,7 @@ read_header_line(struct getevent *g, char *s, int indented)
 }
 
 static int
-read_line(struct getevent *g, char *line, size_t len)
+read_line(struct input_getevent *g, char *line, size_t len)
 {
 	char *s;
 	int indented, r;
@@ -526,7 +526,7 @@ read_line(struct getevent *g, char *line, size_t len)
 }
 
 int
-input_getevent_line_parse(struct getevent *g, const char *buf, size_t len)
+input_getevent_line_parse(struct input_getevent *g, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len, *nl;
 	char *line;

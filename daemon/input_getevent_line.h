@@ -14,9 +14,10 @@
  * device in log order.  Lines that do not parse are skipped and counted.
  * Returns 0 or -ENOMEM.
  */
-int input_getevent_line_parse(struct getevent *g, const char *buf, size_t len);
+int input_getevent_line_parse(struct input_getevent *g, const char *buf,
+			      size_t len);
 
 /* The index in g->devs of the device at path, or -1. */
-int input_getevent_line_find_dev(struct getevent *g, const char *path);
+int input_getevent_line_find_dev(struct input_getevent *g, const char *path);
 
 #endif

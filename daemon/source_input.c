@@ -140,7 +140,7 @@ const struct source_kind source_input_evdev = {
 /* ---- getevent: a recorded log ---- */
 
 struct source_getevent {
-	struct getevent *g;
+	struct input_getevent *g;
 	char *file;
 };
 
@@ -169,17 +169,17 @@ source_getevent_next(void *impl, struct touch_event *ev)
 {
 	struct source_getevent *sg = impl;
 
-	return getevent_next(sg->g, ev);
+	return input_getevent_next(sg->g, ev);
 }
 
 static int
 source_getevent_axis(void *impl, uint16_t code, int32_t *min, int32_t *max)
 {
 	struct source_getevent *sg = impl;
-	struct getevent_axis a;
+	struct input_getevent_axis a;
 	int rc;
 
-	rc = getevent_get_axis(sg->g, code, &a);
+	rc = input_getevent_get_axis(sg->g, code, &a);
 	if (rc < 0)
 		return rc;
 	*min = a.min;
@@ -192,16 +192,16 @@ source_getevent_time_range(void *impl, int64_t *first, int64_t *last)
 {
 	struct source_getevent *sg = impl;
 
-	return getevent_time_range(sg->g, first, last);
+	return input_getevent_time_range(sg->g, first, last);
 }
 
 static void
 source_getevent_fill_status(void *impl, struct status_snapshot *s)
 {
 	struct source_getevent *sg = impl;
-	struct getevent_stats gs;
+	struct input_getevent_stats gs;
 
-	getevent_get_stats(sg->g, &gs);
+	input_getevent_get_stats(sg->g, &gs);
 	s->input_lines_skipped = gs.skipped;
 }
 
@@ -219,14 +219,14 @@ static void
 source_getevent_print(void *impl, FILE *out)
 {
 	struct source_getevent *sg = impl;
-	struct getevent_stats gs;
+	struct input_getevent_stats gs;
 
-	getevent_get_stats(sg->g, &gs);
+	input_getevent_get_stats(sg->g, &gs);
 	fprintf(out, "input      '%s'", sg->file);
-	if (getevent_device(sg->g)[0])
-		fprintf(out, " device %s", getevent_device(sg->g));
-	if (getevent_device_name(sg->g))
-		fprintf(out, " \"%s\"", getevent_device_name(sg->g));
+	if (input_getevent_device(sg->g)[0])
+		fprintf(out, " device %s", input_getevent_device(sg->g));
+	if (input_getevent_device_name(sg->g))
+		fprintf(out, " \"%s\"", input_getevent_device_name(sg->g));
 	fprintf(out, "\n");
 	fprintf(out,
 		"lines      %" PRIu64 " read, %" PRIu64 " skipped, %" PRIu64
@@ -238,10 +238,10 @@ static char *
 source_getevent_json(void *impl)
 {
 	struct source_getevent *sg = impl;
-	struct getevent_stats gs;
+	struct input_getevent_stats gs;
 	char *s;
 
-	getevent_get_stats(sg->g, &gs);
+	input_getevent_get_stats(sg->g, &gs);
 	if (asprintf(&s,
 		     "\"lines\":%" PRIu64 ",\"skipped\":%" PRIu64
 		     ",\"events\":%" PRIu64,
@@ -257,7 +257,7 @@ source_getevent_free(void *impl)
 
 	if (!sg)
 		return;
-	getevent_free(sg->g);
+	input_getevent_free(sg->g);
 	free(sg->file);
 	free(sg);
 }
@@ -288,7 +288,7 @@ source_getevent_create(const char *arg, const struct source_env *env,
 		return -ENOMEM;
 	rc = source_getevent_split(arg, &sg->file, &device);
 	if (rc == 0)
-		rc = getevent_open(sg->file, device, &sg->g);
+		rc = input_getevent_open(sg->file, device, &sg->g);
 	free(device);
 	if (rc < 0) {
 		source_getevent_free(sg);

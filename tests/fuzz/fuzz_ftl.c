@@ -28,11 +28,11 @@ walk(const uint8_t *buf, size_t len, int depth)
 }
 
 static void
-drain(struct ftl *r)
+drain(struct frames_ftl *r)
 {
-	struct ftl_frame f;
+	struct frames_ftl_frame f;
 
-	while (ftl_next(r, &f) == 1) {
+	while (frames_ftl_next(r, &f) == 1) {
 		/* Every emitted frame carries a terminated layer name. */
 		if (f.layer[FTL_LAYER_MAX - 1] != '\0')
 			__builtin_trap();
@@ -42,16 +42,16 @@ drain(struct ftl *r)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ftl_config cfg;
-	struct ftl_stats st;
-	struct ftl *r;
+	struct frames_ftl_config cfg;
+	struct frames_ftl_stats st;
+	struct frames_ftl *r;
 	size_t k;
 
 	if (size == 0)
 		return 0;
 	walk(data, size, 8);
 
-	ftl_config_default(&cfg);
+	frames_ftl_config_default(&cfg);
 	/* Odd sizes read clock-less packets as MONOTONIC, like the tests. */
 	if (size & 1)
 		cfg.default_clock = FTL_CLOCK_MONOTONIC;
@@ -59,20 +59,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.max_presents = 8;
 	cfg.max_queue = 16;
 	cfg.max_packet = 4096;
-	if (ftl_new(&cfg, &r) < 0)
+	if (frames_ftl_new(&cfg, &r) < 0)
 		return 0;
 	k = data[0] % size;
-	(void)ftl_feed(r, data, k);
+	(void)frames_ftl_feed(r, data, k);
 	drain(r);
-	(void)ftl_feed(r, data + k, size - k);
+	(void)frames_ftl_feed(r, data + k, size - k);
 	drain(r);
-	ftl_eof(r);
+	frames_ftl_eof(r);
 	drain(r);
-	ftl_get_stats(r, &st);
+	frames_ftl_get_stats(r, &st);
 	if (st.bytes != size || st.waiting != 0)
 		__builtin_trap();
-	(void)ftl_watermark(r);
-	(void)ftl_coverage_start(r);
-	ftl_free(r);
+	(void)frames_ftl_watermark(r);
+	(void)frames_ftl_coverage_start(r);
+	frames_ftl_free(r);
 	return 0;
 }

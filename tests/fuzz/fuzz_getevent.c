@@ -14,29 +14,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void
 run(const uint8_t *data, size_t size, const char *device)
 {
-	struct getevent_stats st;
-	struct getevent_axis axis;
+	struct input_getevent_stats st;
+	struct input_getevent_axis axis;
 	struct touch_event ev;
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 	uint64_t n = 0;
 	unsigned code;
 
-	if (getevent_open_mem((const char *)data, size, "fuzz", device, &g) !=
-	    0)
+	if (input_getevent_open_mem((const char *)data, size, "fuzz", device,
+				    &g) != 0)
 		return;
-	while (getevent_next(g, &ev) == 1)
+	while (input_getevent_next(g, &ev) == 1)
 		n++;
-	getevent_get_stats(g, &st);
+	input_getevent_get_stats(g, &st);
 	/* The counters must agree with what was handed out. */
 	if (st.events != n || st.skipped > st.lines)
 		__builtin_trap();
 	for (code = 0; code < 0x40; code++)
-		if (getevent_get_axis(g, (uint16_t)code, &axis) == 0 &&
+		if (input_getevent_get_axis(g, (uint16_t)code, &axis) == 0 &&
 		    axis.min > axis.max)
 			__builtin_trap();
-	(void)getevent_device(g);
-	(void)getevent_device_name(g);
-	getevent_free(g);
+	(void)input_getevent_device(g);
+	(void)input_getevent_device_name(g);
+	input_getevent_free(g);
 }
 
 int

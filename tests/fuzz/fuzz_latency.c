@@ -16,7 +16,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int
-count_frame(void *ctx, const struct latency_frame *f)
+count_frame(void *ctx, const struct frames_latency_frame *f)
 {
 	size_t *n = ctx;
 
@@ -31,67 +31,70 @@ count_frame(void *ctx, const struct latency_frame *f)
 static void
 fuzz_snapshot(const char *buf, size_t size)
 {
-	struct latency_snapshot *snap = NULL;
-	struct latency_tracker *t = NULL;
-	struct latency_stats st;
+	struct frames_latency_snapshot *snap = NULL;
+	struct frames_latency_tracker *t = NULL;
+	struct frames_latency_stats st;
 	size_t n = 0, first, i;
 	int64_t wm;
 
-	if (latency_snapshot_parse(buf, size, &snap) < 0)
+	if (frames_latency_snapshot_parse(buf, size, &snap) < 0)
 		return;
-	latency_snapshot_get_stats(snap, &st);
-	if (latency_snapshot_rows(snap) > LATENCY_ROWS_MAX ||
-	    st.rows != latency_snapshot_rows(snap) + st.rows_over)
+	frames_latency_snapshot_get_stats(snap, &st);
+	if (frames_latency_snapshot_rows(snap) > LATENCY_ROWS_MAX ||
+	    st.rows != frames_latency_snapshot_rows(snap) + st.rows_over)
 		abort();
-	for (i = 0; i < latency_snapshot_rows(snap); i++)
-		(void)latency_row_classify(latency_snapshot_row(snap, i));
-	if (latency_tracker_new("com.foo/com.foo.Main#1", &t) < 0)
+	for (i = 0; i < frames_latency_snapshot_rows(snap); i++)
+		(void)frames_latency_row_classify(
+			frames_latency_snapshot_row(snap, i));
+	if (frames_latency_tracker_new("com.foo/com.foo.Main#1", &t) < 0)
 		goto out;
-	if (latency_tracker_feed(t, 1000000000, snap, count_frame, &n) != 0)
+	if (frames_latency_tracker_feed(t, 1000000000, snap, count_frame, &n) !=
+	    0)
 		abort();
 	first = n;
-	wm = latency_tracker_watermark(t);
-	if (latency_tracker_feed(t, 2000000000, snap, count_frame, &n) != 0)
+	wm = frames_latency_tracker_watermark(t);
+	if (frames_latency_tracker_feed(t, 2000000000, snap, count_frame, &n) !=
+	    0)
 		abort();
-	if (n != first || latency_tracker_watermark(t) < wm)
+	if (n != first || frames_latency_tracker_watermark(t) < wm)
 		abort();
-	latency_tracker_get_stats(t, &st);
+	frames_latency_tracker_get_stats(t, &st);
 	if (st.frames != n)
 		abort();
 out:
-	latency_tracker_free(t);
-	latency_snapshot_free(snap);
+	frames_latency_tracker_free(t);
+	frames_latency_snapshot_free(snap);
 }
 
 static void
 fuzz_list(const char *buf, size_t size)
 {
-	struct latency_list *list = NULL;
+	struct frames_latency_list *list = NULL;
 	const char *names[8];
 	char pkg[128];
 	size_t i, n;
 	int rc;
 
-	if (latency_list_parse(buf, size, &list) < 0)
+	if (frames_latency_list_parse(buf, size, &list) < 0)
 		return;
 	/* Names are checked one by one, picks only for the first few. */
-	for (i = 0; i < latency_list_count(list); i++) {
-		const char *name = latency_list_name(list, i);
+	for (i = 0; i < frames_latency_list_count(list); i++) {
+		const char *name = frames_latency_list_name(list, i);
 
 		if (!name || strlen(name) == 0 ||
 		    strlen(name) > LATENCY_NAME_MAX)
 			abort();
-		if (latency_layer_package(name, pkg, sizeof(pkg)) == 0 &&
+		if (frames_latency_layer_package(name, pkg, sizeof(pkg)) == 0 &&
 		    i < 8) {
-			rc = latency_list_pick(list, pkg, names, 8, &n);
+			rc = frames_latency_list_pick(list, pkg, names, 8, &n);
 			if ((rc != 0 && rc != -ENOSPC) || n > 8)
 				abort();
 		}
 	}
-	rc = latency_list_pick(list, "com.foo", names, 8, &n);
+	rc = frames_latency_list_pick(list, "com.foo", names, 8, &n);
 	if ((rc != 0 && rc != -ENOSPC) || n > 8)
 		abort();
-	latency_list_free(list);
+	frames_latency_list_free(list);
 }
 
 int
@@ -111,7 +114,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		char pkg[64];
 
-		(void)latency_layer_package(str, pkg, sizeof(pkg));
+		(void)frames_latency_layer_package(str, pkg, sizeof(pkg));
 	}
 	free(str);
 	return 0;

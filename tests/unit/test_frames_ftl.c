@@ -38,9 +38,9 @@ struct buf {
 
 /* Everything one run of the reader produced. */
 struct run {
-	struct ftl_frame f[MAX_FRAMES];
+	struct frames_ftl_frame f[MAX_FRAMES];
 	size_t n;
-	struct ftl_stats st;
+	struct frames_ftl_stats st;
 	int64_t wm;
 	int64_t cov;
 };
@@ -180,58 +180,58 @@ encode_file(const char *path, struct buf *out)
 }
 
 static void
-config_mono(struct ftl_config *cfg)
+config_mono(struct frames_ftl_config *cfg)
 {
-	ftl_config_default(cfg);
+	frames_ftl_config_default(cfg);
 	cfg->default_clock = FTL_CLOCK_MONOTONIC;
 }
 
 static void
-drain(struct ftl *r, struct run *out)
+drain(struct frames_ftl *r, struct run *out)
 {
-	struct ftl_frame f;
+	struct frames_ftl_frame f;
 
-	while (ftl_next(r, &f) == 1) {
+	while (frames_ftl_next(r, &f) == 1) {
 		assert_true(out->n < MAX_FRAMES);
 		out->f[out->n++] = f;
 	}
 }
 
 static void
-finish(struct ftl *r, struct run *out)
+finish(struct frames_ftl *r, struct run *out)
 {
-	ftl_eof(r);
+	frames_ftl_eof(r);
 	drain(r, out);
-	ftl_get_stats(r, &out->st);
-	out->wm = ftl_watermark(r);
-	out->cov = ftl_coverage_start(r);
-	ftl_free(r);
+	frames_ftl_get_stats(r, &out->st);
+	out->wm = frames_ftl_watermark(r);
+	out->cov = frames_ftl_coverage_start(r);
+	frames_ftl_free(r);
 }
 
-static struct ftl *
-start(const struct ftl_config *cfg, struct run *out)
+static struct frames_ftl *
+start(const struct frames_ftl_config *cfg, struct run *out)
 {
-	struct ftl *r = NULL;
+	struct frames_ftl *r = NULL;
 
 	memset(out, 0, sizeof(*out));
-	assert_int_equal(ftl_new(cfg, &r), 0);
+	assert_int_equal(frames_ftl_new(cfg, &r), 0);
 	assert_non_null(r);
 	return r;
 }
 
 /* Feeds b in chunks of the given sizes, cycling through them. */
 static void
-run_chunks(const struct buf *b, const struct ftl_config *cfg,
+run_chunks(const struct buf *b, const struct frames_ftl_config *cfg,
 	   const size_t *sizes, size_t nsizes, struct run *out)
 {
-	struct ftl *r = start(cfg, out);
+	struct frames_ftl *r = start(cfg, out);
 	size_t off = 0, n, i = 0;
 
 	while (off < b->n) {
 		n = sizes[i++ % nsizes];
 		if (n > b->n - off)
 			n = b->n - off;
-		assert_int_equal(ftl_feed(r, b->b + off, n), 0);
+		assert_int_equal(frames_ftl_feed(r, b->b + off, n), 0);
 		drain(r, out);
 		off += n;
 	}
@@ -239,7 +239,8 @@ run_chunks(const struct buf *b, const struct ftl_config *cfg,
 }
 
 static void
-run_all(const struct buf *b, const struct ftl_config *cfg, struct run *out)
+run_all(const struct buf *b, const struct frames_ftl_config *cfg,
+	struct run *out)
 {
 	size_t all = b->n;
 
@@ -247,20 +248,21 @@ run_all(const struct buf *b, const struct ftl_config *cfg, struct run *out)
 }
 
 static void
-run_split(const struct buf *b, const struct ftl_config *cfg, size_t k,
+run_split(const struct buf *b, const struct frames_ftl_config *cfg, size_t k,
 	  struct run *out)
 {
-	struct ftl *r = start(cfg, out);
+	struct frames_ftl *r = start(cfg, out);
 
-	assert_int_equal(ftl_feed(r, b->b, k), 0);
+	assert_int_equal(frames_ftl_feed(r, b->b, k), 0);
 	drain(r, out);
-	assert_int_equal(ftl_feed(r, b->b + k, b->n - k), 0);
+	assert_int_equal(frames_ftl_feed(r, b->b + k, b->n - k), 0);
 	drain(r, out);
 	finish(r, out);
 }
 
 static void
-assert_frame_equal(const struct ftl_frame *a, const struct ftl_frame *b)
+assert_frame_equal(const struct frames_ftl_frame *a,
+		   const struct frames_ftl_frame *b)
 {
 	assert_int_equal(a->pid, b->pid);
 	assert_int_equal(a->present_type, b->present_type);
@@ -292,7 +294,7 @@ assert_same(const struct run *a, const struct run *b)
 	assert_true(a->st.truncated == 0 && b->st.truncated == 0);
 }
 
-static const struct ftl_frame *
+static const struct frames_ftl_frame *
 find_token(const struct run *r, int64_t token)
 {
 	size_t i;
@@ -328,13 +330,13 @@ boundaries(const struct buf *b, uint8_t *at)
  * cut record counted as truncated.
  */
 static void
-check_cuts(const struct buf *b, const struct ftl_config *cfg,
+check_cuts(const struct buf *b, const struct frames_ftl_config *cfg,
 	   const struct run *ref)
 {
 	static const size_t one = 1, odd[] = {3, 1, 7, 2, 13, 64, 5};
 	struct run *got = malloc(sizeof(*got));
 	uint8_t *at = malloc(b->n + 1);
-	struct ftl *r;
+	struct frames_ftl *r;
 	size_t k, i;
 
 	assert_non_null(got);
@@ -345,7 +347,7 @@ check_cuts(const struct buf *b, const struct ftl_config *cfg,
 		assert_same(ref, got);
 
 		r = start(cfg, got);
-		assert_int_equal(ftl_feed(r, b->b, k), 0);
+		assert_int_equal(frames_ftl_feed(r, b->b, k), 0);
 		drain(r, got);
 		finish(r, got);
 		assert_true(got->n <= ref->n);
@@ -391,7 +393,7 @@ test_real_fixture(void **state)
 {
 	struct run *run = malloc(sizeof(*run));
 	struct buf b;
-	const struct ftl_frame *f;
+	const struct frames_ftl_frame *f;
 
 	(void)state;
 	assert_non_null(run);
@@ -440,28 +442,28 @@ static void
 test_real_fixture_watermark(void **state)
 {
 	struct run run;
-	struct ftl *r;
+	struct frames_ftl *r;
 	struct buf b;
 
 	(void)state;
 	read_file(ONE_FRAME, &b);
 	r = start(NULL, &run);
-	assert_true(ftl_watermark(r) == FTL_TIME_NONE);
-	assert_true(ftl_coverage_start(r) == FTL_TIME_NONE);
-	assert_int_equal(ftl_feed(r, b.b, b.n), 0);
+	assert_true(frames_ftl_watermark(r) == FTL_TIME_NONE);
+	assert_true(frames_ftl_coverage_start(r) == FTL_TIME_NONE);
+	assert_int_equal(frames_ftl_feed(r, b.b, b.n), 0);
 	drain(r, &run);
 	assert_int_equal(run.n, 1);
-	assert_true(ftl_watermark(r) == FTL_TIME_NONE);
-	ftl_eof(r);
-	assert_true(ftl_watermark(r) == 999041000000LL);
-	ftl_eof(r);
-	assert_int_equal(ftl_feed(r, b.b, b.n), -EINVAL);
-	ftl_free(r);
+	assert_true(frames_ftl_watermark(r) == FTL_TIME_NONE);
+	frames_ftl_eof(r);
+	assert_true(frames_ftl_watermark(r) == 999041000000LL);
+	frames_ftl_eof(r);
+	assert_int_equal(frames_ftl_feed(r, b.b, b.n), -EINVAL);
+	frames_ftl_free(r);
 	buf_free(&b);
 }
 
 static int
-collect_cb(void *ctx, const struct ftl_frame *f)
+collect_cb(void *ctx, const struct frames_ftl_frame *f)
 {
 	struct run *run = ctx;
 
@@ -471,7 +473,7 @@ collect_cb(void *ctx, const struct ftl_frame *f)
 }
 
 static int
-stop_cb(void *ctx, const struct ftl_frame *f)
+stop_cb(void *ctx, const struct frames_ftl_frame *f)
 {
 	(void)ctx;
 	(void)f;
@@ -482,26 +484,28 @@ static void
 test_read_file_cb(void **state)
 {
 	struct run run;
-	struct ftl *r;
+	struct frames_ftl *r;
 
 	(void)state;
 	r = start(NULL, &run);
-	assert_int_equal(ftl_read_file(r, ONE_FRAME, collect_cb, &run), 0);
+	assert_int_equal(frames_ftl_read_file(r, ONE_FRAME, collect_cb, &run),
+			 0);
 	assert_int_equal(run.n, 1);
 	assert_true(run.f[0].present_ns == 999041000000LL);
-	assert_true(ftl_watermark(r) == 999041000000LL);
-	ftl_free(r);
+	assert_true(frames_ftl_watermark(r) == 999041000000LL);
+	frames_ftl_free(r);
 
 	r = start(NULL, &run);
-	assert_int_equal(ftl_read_file(r, ONE_FRAME, stop_cb, NULL),
+	assert_int_equal(frames_ftl_read_file(r, ONE_FRAME, stop_cb, NULL),
 			 -ECANCELED);
-	ftl_free(r);
+	frames_ftl_free(r);
 
 	r = start(NULL, &run);
-	assert_int_equal(ftl_read_file(r, FIXTURES "no-such-file.pftrace",
-				       collect_cb, &run),
+	assert_int_equal(frames_ftl_read_file(r,
+					      FIXTURES "no-such-file.pftrace",
+					      collect_cb, &run),
 			 -ENOENT);
-	ftl_free(r);
+	frames_ftl_free(r);
 }
 
 /*
@@ -513,8 +517,8 @@ static void
 test_perfetto_events(void **state)
 {
 	struct run *run = malloc(sizeof(*run));
-	struct ftl_config cfg;
-	const struct ftl_frame *f;
+	struct frames_ftl_config cfg;
+	const struct frames_ftl_frame *f;
 	struct buf b;
 
 	(void)state;
@@ -577,12 +581,12 @@ test_perfetto_events_no_clock(void **state)
 }
 
 static void
-feed_text(struct ftl *r, const char *text, struct run *out)
+feed_text(struct frames_ftl *r, const char *text, struct run *out)
 {
 	struct buf b;
 
 	encode(text, &b);
-	assert_int_equal(ftl_feed(r, b.b, b.n), 0);
+	assert_int_equal(frames_ftl_feed(r, b.b, b.n), 0);
 	drain(r, out);
 	buf_free(&b);
 }
@@ -590,16 +594,16 @@ feed_text(struct ftl *r, const char *text, struct run *out)
 static void
 test_display_before_surface(void **state)
 {
-	struct ftl_stats st;
+	struct frames_ftl_stats st;
 	struct run run;
-	struct ftl *r;
+	struct frames_ftl *r;
 
 	(void)state;
 	r = start(NULL, &run);
 	feed_text(r, DF(100, 1, 10) END(150, 1) SF(90, 2, 5, 10, 42), &run);
 	assert_int_equal(run.n, 0);
 	/* The surface frames of display 10 may still be coming. */
-	assert_true(ftl_watermark(r) == FTL_TIME_NONE);
+	assert_true(frames_ftl_watermark(r) == FTL_TIME_NONE);
 	feed_text(r, END(120, 2), &run);
 	assert_int_equal(run.n, 1);
 	assert_int_equal(run.f[0].pid, 42);
@@ -608,12 +612,12 @@ test_display_before_surface(void **state)
 	assert_true(run.f[0].ready_ns == 120);
 	assert_true(run.f[0].present_ns == 150);
 	assert_string_equal(run.f[0].layer, "TX - com.app/com.app.Main#0");
-	ftl_get_stats(r, &st);
+	frames_ftl_get_stats(r, &st);
 	assert_int_equal(st.waiting, 0);
 	/* The next display frame closes display 10. */
 	feed_text(r, DF(160, 3, 11), &run);
-	assert_true(ftl_watermark(r) == 150);
-	assert_true(ftl_coverage_start(r) == 90);
+	assert_true(frames_ftl_watermark(r) == 150);
+	assert_true(frames_ftl_coverage_start(r) == 90);
 	finish(r, &run);
 	assert_true(run.st.unpaired_starts == 1);
 	assert_true(run.wm == 150);
@@ -622,15 +626,15 @@ test_display_before_surface(void **state)
 static void
 test_surface_before_display(void **state)
 {
-	struct ftl_stats st;
+	struct frames_ftl_stats st;
 	struct run run;
-	struct ftl *r;
+	struct frames_ftl *r;
 
 	(void)state;
 	r = start(NULL, &run);
 	feed_text(r, SF(200, 3, 6, 11, 43) END(220, 3), &run);
 	assert_int_equal(run.n, 0);
-	ftl_get_stats(r, &st);
+	frames_ftl_get_stats(r, &st);
 	assert_int_equal(st.waiting, 1);
 	feed_text(r, DF(210, 4, 11), &run);
 	assert_int_equal(run.n, 0);
@@ -640,7 +644,7 @@ test_surface_before_display(void **state)
 	assert_true(run.f[0].start_ns == 200);
 	assert_true(run.f[0].ready_ns == 220);
 	assert_true(run.f[0].present_ns == 250);
-	ftl_get_stats(r, &st);
+	frames_ftl_get_stats(r, &st);
 	assert_int_equal(st.waiting, 0);
 	finish(r, &run);
 	assert_true(run.wm == 250);
@@ -777,7 +781,7 @@ test_boottime_two_snapshots(void **state)
 		"packet { timestamp: 1700000000500000000 timestamp_clock_id: 1 "
 		"trusted_packet_sequence_id: 2 frame_timeline_event { "
 		"frame_end { cookie: 77 } } }\n";
-	const struct ftl_frame *f;
+	const struct frames_ftl_frame *f;
 	struct run *run = malloc(sizeof(*run));
 	struct buf b;
 
@@ -1029,7 +1033,7 @@ static void
 test_oversized(void **state)
 {
 	static const size_t one = 1;
-	struct ftl_config cfg;
+	struct frames_ftl_config cfg;
 	struct run run;
 	struct buf b;
 
@@ -1045,7 +1049,7 @@ test_oversized(void **state)
 			      "\" } } }\n" END(121, 3) SF(90, 2, 5, 10, 42)
 				      END(120, 2),
 	       &b);
-	ftl_config_default(&cfg);
+	frames_ftl_config_default(&cfg);
 	cfg.max_packet = 64;
 	run_all(&b, &cfg, &run);
 	assert_int_equal(run.n, 1);
@@ -1065,12 +1069,12 @@ test_huge_record(void **state)
 	static const uint8_t huge[] = {0x0a, 0xff, 0xff, 0xff, 0xff, 0xff,
 				       0xff, 0xff, 0xff, 0xff, 0x01, 0x00};
 	struct run run;
-	struct ftl *r;
+	struct frames_ftl *r;
 
 	(void)state;
 	r = start(NULL, &run);
-	assert_int_equal(ftl_feed(r, huge, sizeof(huge)), 0);
-	assert_int_equal(ftl_feed(r, huge, sizeof(huge)), 0);
+	assert_int_equal(frames_ftl_feed(r, huge, sizeof(huge)), 0);
+	assert_int_equal(frames_ftl_feed(r, huge, sizeof(huge)), 0);
 	finish(r, &run);
 	assert_true(run.st.oversized == 1);
 	assert_true(run.st.truncated == 1);
@@ -1080,21 +1084,21 @@ test_huge_record(void **state)
 static void
 test_eviction(void **state)
 {
-	struct ftl_config cfg;
-	struct ftl_stats st;
+	struct frames_ftl_config cfg;
+	struct frames_ftl_stats st;
 	struct run run;
-	struct ftl *r;
+	struct frames_ftl *r;
 
 	(void)state;
 	/* A surface frame whose display frame never comes ages out. */
-	ftl_config_default(&cfg);
+	frames_ftl_config_default(&cfg);
 	cfg.join_window_ns = 1 * S;
 	r = start(&cfg, &run);
 	feed_text(r, SF(1000000000, 1, 5, 77, 42) END(1100000000, 1), &run);
-	ftl_get_stats(r, &st);
+	frames_ftl_get_stats(r, &st);
 	assert_int_equal(st.waiting, 1);
 	feed_text(r, DF(5000000000, 2, 78) END(5100000000, 2), &run);
-	ftl_get_stats(r, &st);
+	frames_ftl_get_stats(r, &st);
 	assert_int_equal(st.waiting, 0);
 	assert_true(st.evicted_waiting == 1);
 	/* So does a remembered present. */
@@ -1104,7 +1108,7 @@ test_eviction(void **state)
 	assert_true(run.st.evicted_waiting == 2);
 
 	/* A full table drops its oldest entry. */
-	ftl_config_default(&cfg);
+	frames_ftl_config_default(&cfg);
 	cfg.max_pending = 4;
 	r = start(&cfg, &run);
 	feed_text(r,
@@ -1114,7 +1118,7 @@ test_eviction(void **state)
 				  END(113, 4) SF(104, 5, 5, 105, 42) END(114, 5)
 					  SF(105, 6, 6, 106, 42) END(115, 6),
 		  &run);
-	ftl_get_stats(r, &st);
+	frames_ftl_get_stats(r, &st);
 	assert_int_equal(st.waiting, 4);
 	assert_true(st.evicted_waiting == 2);
 	feed_text(r, DF(200, 7, 106) END(210, 7) DF(201, 8, 101) END(211, 8),
@@ -1185,7 +1189,7 @@ test_scenarios(void **state)
 	static const char app1[] =
 		"TX - com.example/com.example.MainActivity#123";
 	struct run *run = malloc(sizeof(*run));
-	const struct ftl_frame *f;
+	const struct frames_ftl_frame *f;
 	struct buf b;
 
 	(void)state;
@@ -1236,26 +1240,26 @@ test_scenarios(void **state)
 static void
 test_config(void **state)
 {
-	struct ftl_config cfg;
-	struct ftl *r = NULL;
+	struct frames_ftl_config cfg;
+	struct frames_ftl *r = NULL;
 
 	(void)state;
-	ftl_free(NULL);
-	ftl_config_default(&cfg);
-	assert_int_equal(ftl_new(&cfg, &r), 0);
-	ftl_free(r);
+	frames_ftl_free(NULL);
+	frames_ftl_config_default(&cfg);
+	assert_int_equal(frames_ftl_new(&cfg, &r), 0);
+	frames_ftl_free(r);
 	r = NULL;
 	cfg.max_pending = 0;
-	assert_int_equal(ftl_new(&cfg, &r), -EINVAL);
-	ftl_config_default(&cfg);
+	assert_int_equal(frames_ftl_new(&cfg, &r), -EINVAL);
+	frames_ftl_config_default(&cfg);
 	cfg.join_window_ns = 0;
-	assert_int_equal(ftl_new(&cfg, &r), -EINVAL);
-	ftl_config_default(&cfg);
+	assert_int_equal(frames_ftl_new(&cfg, &r), -EINVAL);
+	frames_ftl_config_default(&cfg);
 	cfg.default_clock = 64;
-	assert_int_equal(ftl_new(&cfg, &r), -EINVAL);
-	ftl_config_default(&cfg);
+	assert_int_equal(frames_ftl_new(&cfg, &r), -EINVAL);
+	frames_ftl_config_default(&cfg);
 	cfg.max_packet = 8;
-	assert_int_equal(ftl_new(&cfg, &r), -EINVAL);
+	assert_int_equal(frames_ftl_new(&cfg, &r), -EINVAL);
 	assert_null(r);
 }
 

@@ -64,37 +64,37 @@ slurp(const char *name, size_t *len)
 	return buf;
 }
 
-static struct latency_snapshot *
+static struct frames_latency_snapshot *
 parse_fixture(const char *name)
 {
-	struct latency_snapshot *snap = NULL;
+	struct frames_latency_snapshot *snap = NULL;
 	size_t len;
 	char *buf = slurp(name, &len);
 
-	assert_int_equal(latency_snapshot_parse(buf, len, &snap), 0);
+	assert_int_equal(frames_latency_snapshot_parse(buf, len, &snap), 0);
 	free(buf);
 	return snap;
 }
 
-static struct latency_snapshot *
+static struct frames_latency_snapshot *
 parse_str(const char *s)
 {
-	struct latency_snapshot *snap = NULL;
+	struct frames_latency_snapshot *snap = NULL;
 
-	assert_int_equal(latency_snapshot_parse(s, strlen(s), &snap), 0);
+	assert_int_equal(frames_latency_snapshot_parse(s, strlen(s), &snap), 0);
 	return snap;
 }
 
 /* Frames a callback collected. */
 struct sink {
-	struct latency_frame f[4096];
+	struct frames_latency_frame f[4096];
 	char layer[4096][64];
 	size_t n;
 	size_t fail_at; /* refuse the frame with this index (0: never) */
 };
 
 static int
-collect(void *ctx, const struct latency_frame *frame)
+collect(void *ctx, const struct frames_latency_frame *frame)
 {
 	struct sink *s = ctx;
 
@@ -188,17 +188,18 @@ model_dump(const struct model *m, int64_t capture, char *buf, size_t size)
 }
 
 static void
-model_feed(const struct model *m, struct latency_tracker *t, int64_t capture,
-	   struct sink *s)
+model_feed(const struct model *m, struct frames_latency_tracker *t,
+	   int64_t capture, struct sink *s)
 {
 	static char buf[16384];
-	struct latency_snapshot *snap;
+	struct frames_latency_snapshot *snap;
 	size_t len = model_dump(m, capture, buf, sizeof(buf));
 
-	assert_int_equal(latency_snapshot_parse(buf, len, &snap), 0);
-	assert_true(latency_snapshot_complete(snap));
-	assert_int_equal(latency_tracker_feed(t, capture, snap, collect, s), 0);
-	latency_snapshot_free(snap);
+	assert_int_equal(frames_latency_snapshot_parse(buf, len, &snap), 0);
+	assert_true(frames_latency_snapshot_complete(snap));
+	assert_int_equal(
+		frames_latency_tracker_feed(t, capture, snap, collect, s), 0);
+	frames_latency_snapshot_free(snap);
 }
 
 /* The model's frames that are presented by capture and were not cleared. */
@@ -228,63 +229,72 @@ model_find(const struct model *m, int64_t desired)
 static void
 test_row_classify(void **state)
 {
-	struct latency_row zero = {0, 0, 0};
-	struct latency_row pend = {100, INT64_MAX, 90};
-	struct latency_row pend2 = {100, INT64_MAX, INT64_MAX};
-	struct latency_row inval = {100, -1, 90};
-	struct latency_row inval0 = {100, 0, 90};
-	struct latency_row nokey = {0, 200, 90};
-	struct latency_row keymax = {INT64_MAX, 200, 90};
-	struct latency_row ok = {100, 200, 90};
-	struct latency_row ok_noready = {100, 200, -1};
+	struct frames_latency_row zero = {0, 0, 0};
+	struct frames_latency_row pend = {100, INT64_MAX, 90};
+	struct frames_latency_row pend2 = {100, INT64_MAX, INT64_MAX};
+	struct frames_latency_row inval = {100, -1, 90};
+	struct frames_latency_row inval0 = {100, 0, 90};
+	struct frames_latency_row nokey = {0, 200, 90};
+	struct frames_latency_row keymax = {INT64_MAX, 200, 90};
+	struct frames_latency_row ok = {100, 200, 90};
+	struct frames_latency_row ok_noready = {100, 200, -1};
 
 	(void)state;
-	assert_int_equal(latency_row_classify(&zero), LATENCY_ROW_ZERO);
-	assert_int_equal(latency_row_classify(&pend), LATENCY_ROW_PENDING);
-	assert_int_equal(latency_row_classify(&pend2), LATENCY_ROW_PENDING);
-	assert_int_equal(latency_row_classify(&inval), LATENCY_ROW_INVALID);
-	assert_int_equal(latency_row_classify(&inval0), LATENCY_ROW_INVALID);
-	assert_int_equal(latency_row_classify(&nokey), LATENCY_ROW_INVALID);
-	assert_int_equal(latency_row_classify(&keymax), LATENCY_ROW_INVALID);
-	assert_int_equal(latency_row_classify(&ok), LATENCY_ROW_PRESENTED);
-	assert_int_equal(latency_row_classify(&ok_noready),
+	assert_int_equal(frames_latency_row_classify(&zero), LATENCY_ROW_ZERO);
+	assert_int_equal(frames_latency_row_classify(&pend),
+			 LATENCY_ROW_PENDING);
+	assert_int_equal(frames_latency_row_classify(&pend2),
+			 LATENCY_ROW_PENDING);
+	assert_int_equal(frames_latency_row_classify(&inval),
+			 LATENCY_ROW_INVALID);
+	assert_int_equal(frames_latency_row_classify(&inval0),
+			 LATENCY_ROW_INVALID);
+	assert_int_equal(frames_latency_row_classify(&nokey),
+			 LATENCY_ROW_INVALID);
+	assert_int_equal(frames_latency_row_classify(&keymax),
+			 LATENCY_ROW_INVALID);
+	assert_int_equal(frames_latency_row_classify(&ok),
+			 LATENCY_ROW_PRESENTED);
+	assert_int_equal(frames_latency_row_classify(&ok_noready),
 			 LATENCY_ROW_PRESENTED);
 }
 
 /* Rows other than zero rows are in increasing column-1 order. */
 static void
-assert_rows_sane(const struct latency_snapshot *snap)
+assert_rows_sane(const struct frames_latency_snapshot *snap)
 {
-	const struct latency_row *r;
+	const struct frames_latency_row *r;
 	int64_t last = 0;
 	size_t i;
 
-	for (i = 0; i < latency_snapshot_rows(snap); i++) {
-		r = latency_snapshot_row(snap, i);
+	for (i = 0; i < frames_latency_snapshot_rows(snap); i++) {
+		r = frames_latency_snapshot_row(snap, i);
 		assert_non_null(r);
-		if (latency_row_classify(r) == LATENCY_ROW_ZERO)
+		if (frames_latency_row_classify(r) == LATENCY_ROW_ZERO)
 			continue;
 		assert_true(r->desired_ns > last);
 		last = r->desired_ns;
-		if (latency_row_classify(r) == LATENCY_ROW_PRESENTED)
+		if (frames_latency_row_classify(r) == LATENCY_ROW_PRESENTED)
 			assert_true(r->actual_ns > r->desired_ns);
 	}
-	assert_null(latency_snapshot_row(snap, latency_snapshot_rows(snap)));
+	assert_null(frames_latency_snapshot_row(
+		snap, frames_latency_snapshot_rows(snap)));
 }
 
 static void
 test_snapshot_60hz(void **state)
 {
-	struct latency_snapshot *snap = parse_fixture("a13-window-60hz.txt");
-	struct latency_stats st;
-	const struct latency_row *last;
+	struct frames_latency_snapshot *snap =
+		parse_fixture("a13-window-60hz.txt");
+	struct frames_latency_stats st;
+	const struct frames_latency_row *last;
 
 	(void)state;
-	assert_int_equal(latency_snapshot_period(snap), P60);
-	assert_int_equal(latency_snapshot_now(snap), -1);
-	assert_true(latency_snapshot_complete(snap));
-	assert_int_equal(latency_snapshot_rows(snap), 127);
-	latency_snapshot_get_stats(snap, &st);
+	assert_int_equal(frames_latency_snapshot_period(snap), P60);
+	assert_int_equal(frames_latency_snapshot_now(snap), -1);
+	assert_true(frames_latency_snapshot_complete(snap));
+	assert_int_equal(frames_latency_snapshot_rows(snap), 127);
+	frames_latency_snapshot_get_stats(snap, &st);
 	assert_int_equal(st.snapshots, 1);
 	assert_int_equal(st.rows, 127);
 	assert_int_equal(st.zero_rows, 90);
@@ -293,31 +303,33 @@ test_snapshot_60hz(void **state)
 	assert_int_equal(st.garbage_lines, 0);
 	assert_int_equal(st.incomplete, 0);
 	assert_rows_sane(snap);
-	last = latency_snapshot_row(snap, 126);
+	last = frames_latency_snapshot_row(snap, 126);
 	assert_int_equal(last->desired_ns, 184012945742738LL);
 	assert_int_equal(last->actual_ns, LATENCY_PENDING);
 	assert_int_equal(last->ready_ns, LATENCY_PENDING);
-	assert_int_equal(latency_row_classify(latency_snapshot_row(snap, 0)),
+	assert_int_equal(frames_latency_row_classify(
+				 frames_latency_snapshot_row(snap, 0)),
 			 LATENCY_ROW_ZERO);
-	latency_snapshot_free(snap);
+	frames_latency_snapshot_free(snap);
 }
 
 static void
 test_snapshot_120hz(void **state)
 {
-	struct latency_snapshot *snap = parse_fixture("a14-window-120hz.txt");
-	struct latency_tracker *t;
-	struct latency_stats st;
+	struct frames_latency_snapshot *snap =
+		parse_fixture("a14-window-120hz.txt");
+	struct frames_latency_tracker *t;
+	struct frames_latency_stats st;
 	struct sink *s = calloc(1, sizeof(*s));
-	const struct latency_row *r;
+	const struct frames_latency_row *r;
 	int64_t capture;
 	size_t i;
 
 	(void)state;
 	assert_non_null(s);
-	assert_int_equal(latency_snapshot_period(snap), P120);
-	assert_true(latency_snapshot_complete(snap));
-	latency_snapshot_get_stats(snap, &st);
+	assert_int_equal(frames_latency_snapshot_period(snap), P120);
+	assert_true(frames_latency_snapshot_complete(snap));
+	frames_latency_snapshot_get_stats(snap, &st);
 	assert_int_equal(st.rows, 127);
 	assert_int_equal(st.zero_rows, 0);
 	assert_int_equal(st.pending_rows, 1);
@@ -327,96 +339,99 @@ test_snapshot_120hz(void **state)
 	 * Every presented row becomes a frame with its three columns, in row
 	 * order; the pending one holds the watermark below its column 1.
 	 */
-	assert_int_equal(latency_tracker_new("com.foo/com.foo.Feed#812", &t),
-			 0);
-	r = latency_snapshot_row(snap, 126);
+	assert_int_equal(
+		frames_latency_tracker_new("com.foo/com.foo.Feed#812", &t), 0);
+	r = frames_latency_snapshot_row(snap, 126);
 	capture = r->desired_ns + 12 * MS;
-	assert_int_equal(latency_tracker_feed(t, capture, snap, collect, s), 0);
+	assert_int_equal(
+		frames_latency_tracker_feed(t, capture, snap, collect, s), 0);
 	assert_int_equal(s->n, 126);
 	for (i = 0; i < s->n; i++) {
-		r = latency_snapshot_row(snap, i);
+		r = frames_latency_snapshot_row(snap, i);
 		assert_int_equal(s->f[i].desired_ns, r->desired_ns);
 		assert_int_equal(s->f[i].present_ns, r->actual_ns);
 		assert_int_equal(s->f[i].ready_ns, r->ready_ns);
 		assert_string_equal(s->f[i].app, "com.foo");
 		assert_string_equal(s->f[i].layer, "com.foo/com.foo.Feed#812");
 	}
-	assert_int_equal(latency_tracker_pending(t), 1);
-	r = latency_snapshot_row(snap, 126);
-	assert_int_equal(latency_tracker_watermark(t), r->desired_ns - 1);
-	latency_tracker_free(t);
-	latency_snapshot_free(snap);
+	assert_int_equal(frames_latency_tracker_pending(t), 1);
+	r = frames_latency_snapshot_row(snap, 126);
+	assert_int_equal(frames_latency_tracker_watermark(t),
+			 r->desired_ns - 1);
+	frames_latency_tracker_free(t);
+	frames_latency_snapshot_free(snap);
 	free(s);
 }
 
 static void
 test_snapshot_container(void **state)
 {
-	struct latency_snapshot *snap =
+	struct frames_latency_snapshot *snap =
 		parse_fixture("a12-surfaceview-container.txt");
-	struct latency_tracker *t;
-	struct latency_stats st;
+	struct frames_latency_tracker *t;
+	struct frames_latency_stats st;
 	struct sink *s = calloc(1, sizeof(*s));
 
 	(void)state;
 	assert_non_null(s);
-	assert_true(latency_snapshot_complete(snap));
-	latency_snapshot_get_stats(snap, &st);
+	assert_true(frames_latency_snapshot_complete(snap));
+	frames_latency_snapshot_get_stats(snap, &st);
 	assert_int_equal(st.rows, 127);
 	assert_int_equal(st.zero_rows, 127);
 	assert_int_equal(
-		latency_tracker_new(
+		frames_latency_tracker_new(
 			"SurfaceView[com.unity.demo/com.unity3d.player."
 			"UnityPlayerActivity]#0",
 			&t),
 		0);
-	assert_int_equal(latency_tracker_watermark(t), INT64_MIN);
-	assert_int_equal(latency_tracker_feed(t, 5 * SEC, snap, collect, s), 0);
+	assert_int_equal(frames_latency_tracker_watermark(t), INT64_MIN);
+	assert_int_equal(
+		frames_latency_tracker_feed(t, 5 * SEC, snap, collect, s), 0);
 	assert_int_equal(s->n, 0);
 	/* Nothing is pending, so the layer is known up to the capture. */
-	assert_int_equal(latency_tracker_watermark(t), 5 * SEC);
-	latency_tracker_free(t);
-	latency_snapshot_free(snap);
+	assert_int_equal(frames_latency_tracker_watermark(t), 5 * SEC);
+	frames_latency_tracker_free(t);
+	frames_latency_snapshot_free(snap);
 	free(s);
 }
 
 static void
 test_snapshot_vendor_now(void **state)
 {
-	struct latency_snapshot *snap = parse_fixture("vendor-now.txt");
-	struct latency_stats st;
+	struct frames_latency_snapshot *snap = parse_fixture("vendor-now.txt");
+	struct frames_latency_stats st;
 
 	(void)state;
-	assert_int_equal(latency_snapshot_now(snap), 666332703981869LL);
-	assert_int_equal(latency_snapshot_period(snap), P60);
-	assert_true(latency_snapshot_complete(snap));
-	latency_snapshot_get_stats(snap, &st);
+	assert_int_equal(frames_latency_snapshot_now(snap), 666332703981869LL);
+	assert_int_equal(frames_latency_snapshot_period(snap), P60);
+	assert_true(frames_latency_snapshot_complete(snap));
+	frames_latency_snapshot_get_stats(snap, &st);
 	assert_int_equal(st.rows, 127);
 	assert_int_equal(st.garbage_lines, 0);
 	assert_int_equal(st.pending_rows, 1);
-	latency_snapshot_free(snap);
+	frames_latency_snapshot_free(snap);
 
 	/* The `now` line alone, instead of the period, as SoloX#232 shows. */
 	snap = parse_str("now = 666332703981869\n"
 			 "666332600000000\t666332640000000\t666332610000000\n"
 			 "\n");
-	assert_int_equal(latency_snapshot_now(snap), 666332703981869LL);
-	assert_int_equal(latency_snapshot_period(snap), -1);
-	assert_int_equal(latency_snapshot_rows(snap), 1);
-	assert_true(latency_snapshot_complete(snap));
-	latency_snapshot_free(snap);
+	assert_int_equal(frames_latency_snapshot_now(snap), 666332703981869LL);
+	assert_int_equal(frames_latency_snapshot_period(snap), -1);
+	assert_int_equal(frames_latency_snapshot_rows(snap), 1);
+	assert_true(frames_latency_snapshot_complete(snap));
+	frames_latency_snapshot_free(snap);
 
 	snap = parse_str("now=12\n8333333\n\n");
-	assert_int_equal(latency_snapshot_now(snap), 12);
-	assert_int_equal(latency_snapshot_period(snap), P120);
-	latency_snapshot_free(snap);
+	assert_int_equal(frames_latency_snapshot_now(snap), 12);
+	assert_int_equal(frames_latency_snapshot_period(snap), P120);
+	frames_latency_snapshot_free(snap);
 }
 
 static void
 test_snapshot_crlf(void **state)
 {
-	struct latency_snapshot *crlf, *lf;
-	struct latency_stats st;
+	struct frames_latency_snapshot *crlf, *lf;
+	struct frames_latency_stats st;
 	size_t len, i, j = 0;
 	char *buf = slurp("crlf-60hz.txt", &len);
 	char *plain = malloc(len + 1);
@@ -427,21 +442,21 @@ test_snapshot_crlf(void **state)
 	for (i = 0; i < len; i++)
 		if (buf[i] != '\r')
 			plain[j++] = buf[i];
-	assert_int_equal(latency_snapshot_parse(buf, len, &crlf), 0);
-	assert_int_equal(latency_snapshot_parse(plain, j, &lf), 0);
-	assert_true(latency_snapshot_complete(crlf));
-	assert_int_equal(latency_snapshot_period(crlf), P60);
-	latency_snapshot_get_stats(crlf, &st);
+	assert_int_equal(frames_latency_snapshot_parse(buf, len, &crlf), 0);
+	assert_int_equal(frames_latency_snapshot_parse(plain, j, &lf), 0);
+	assert_true(frames_latency_snapshot_complete(crlf));
+	assert_int_equal(frames_latency_snapshot_period(crlf), P60);
+	frames_latency_snapshot_get_stats(crlf, &st);
 	assert_int_equal(st.garbage_lines, 0);
 	assert_int_equal(st.zero_rows, 117);
-	assert_int_equal(latency_snapshot_rows(crlf),
-			 latency_snapshot_rows(lf));
-	for (i = 0; i < latency_snapshot_rows(lf); i++)
-		assert_memory_equal(latency_snapshot_row(crlf, i),
-				    latency_snapshot_row(lf, i),
-				    sizeof(struct latency_row));
-	latency_snapshot_free(crlf);
-	latency_snapshot_free(lf);
+	assert_int_equal(frames_latency_snapshot_rows(crlf),
+			 frames_latency_snapshot_rows(lf));
+	for (i = 0; i < frames_latency_snapshot_rows(lf); i++)
+		assert_memory_equal(frames_latency_snapshot_row(crlf, i),
+				    frames_latency_snapshot_row(lf, i),
+				    sizeof(struct frames_latency_row));
+	frames_latency_snapshot_free(crlf);
+	frames_latency_snapshot_free(lf);
 	free(buf);
 	free(plain);
 }
@@ -449,34 +464,35 @@ test_snapshot_crlf(void **state)
 static void
 test_snapshot_truncated(void **state)
 {
-	struct latency_snapshot *snap = parse_fixture("truncated.txt");
-	struct latency_tracker *t;
-	struct latency_stats st;
+	struct frames_latency_snapshot *snap = parse_fixture("truncated.txt");
+	struct frames_latency_tracker *t;
+	struct frames_latency_stats st;
 	struct sink *s = calloc(1, sizeof(*s));
-	const struct latency_row *last;
+	const struct frames_latency_row *last;
 
 	(void)state;
 	assert_non_null(s);
-	assert_false(latency_snapshot_complete(snap));
-	latency_snapshot_get_stats(snap, &st);
+	assert_false(frames_latency_snapshot_complete(snap));
+	frames_latency_snapshot_get_stats(snap, &st);
 	/* 97 zero rows, 29 whole rows; the cut row is not believed. */
 	assert_int_equal(st.rows, 126);
 	assert_int_equal(st.zero_rows, 97);
 	assert_int_equal(st.garbage_lines, 1);
 	assert_int_equal(st.incomplete, 1);
-	last = latency_snapshot_row(snap, 125);
+	last = frames_latency_snapshot_row(snap, 125);
 	assert_int_equal(last->desired_ns, 7700466721352LL);
 	assert_int_equal(last->actual_ns, 7700499699847LL);
 
 	/* Its frames are real, but it cannot move the watermark. */
-	assert_int_equal(latency_tracker_new("com.foo/com.foo.A#1", &t), 0);
-	assert_int_equal(
-		latency_tracker_feed(t, 7701 * SEC / 1000, snap, collect, s),
-		0);
+	assert_int_equal(frames_latency_tracker_new("com.foo/com.foo.A#1", &t),
+			 0);
+	assert_int_equal(frames_latency_tracker_feed(t, 7701 * SEC / 1000, snap,
+						     collect, s),
+			 0);
 	assert_int_equal(s->n, 29);
-	assert_int_equal(latency_tracker_watermark(t), INT64_MIN);
-	latency_tracker_free(t);
-	latency_snapshot_free(snap);
+	assert_int_equal(frames_latency_tracker_watermark(t), INT64_MIN);
+	frames_latency_tracker_free(t);
+	frames_latency_snapshot_free(snap);
 	free(s);
 }
 
@@ -498,79 +514,79 @@ test_snapshot_garbage(void **state)
 		"108\t-1\t158\n"
 		"109\t9223372036854775807\t159\n"
 		"\n";
-	struct latency_snapshot *snap = parse_str(text);
-	struct latency_stats st;
+	struct frames_latency_snapshot *snap = parse_str(text);
+	struct frames_latency_stats st;
 	char *withnul;
 	size_t len = sizeof(text) - 1;
 
 	(void)state;
-	latency_snapshot_get_stats(snap, &st);
-	assert_int_equal(latency_snapshot_period(snap), P60);
+	frames_latency_snapshot_get_stats(snap, &st);
+	assert_int_equal(frames_latency_snapshot_period(snap), P60);
 	assert_int_equal(st.rows, 4);
 	assert_int_equal(st.garbage_lines, 8);
 	assert_int_equal(st.invalid_rows, 1);
 	assert_int_equal(st.pending_rows, 1);
-	assert_true(latency_snapshot_complete(snap));
-	assert_int_equal(latency_snapshot_row(snap, 1)->desired_ns, 101);
-	assert_int_equal(latency_snapshot_row(snap, 1)->ready_ns, 151);
-	assert_int_equal(latency_snapshot_row(snap, 2)->actual_ns, -1);
-	latency_snapshot_free(snap);
+	assert_true(frames_latency_snapshot_complete(snap));
+	assert_int_equal(frames_latency_snapshot_row(snap, 1)->desired_ns, 101);
+	assert_int_equal(frames_latency_snapshot_row(snap, 1)->ready_ns, 151);
+	assert_int_equal(frames_latency_snapshot_row(snap, 2)->actual_ns, -1);
+	frames_latency_snapshot_free(snap);
 
 	/* A NUL inside a line makes it garbage, not a shorter line. */
 	withnul = malloc(len);
 	assert_non_null(withnul);
 	memcpy(withnul, text, len);
 	withnul[strlen("16666666\ngarbage before the rows\n100\t2")] = '\0';
-	assert_int_equal(latency_snapshot_parse(withnul, len, &snap), 0);
-	latency_snapshot_get_stats(snap, &st);
+	assert_int_equal(frames_latency_snapshot_parse(withnul, len, &snap), 0);
+	frames_latency_snapshot_get_stats(snap, &st);
 	assert_int_equal(st.rows, 3);
 	assert_int_equal(st.garbage_lines, 9);
-	latency_snapshot_free(snap);
+	frames_latency_snapshot_free(snap);
 	free(withnul);
 
 	/* Not a --latency output at all: nothing to go by. */
 	snap = parse_str("Can't find service: SurfaceFlinger\n");
-	assert_false(latency_snapshot_complete(snap));
-	assert_int_equal(latency_snapshot_rows(snap), 0);
-	latency_snapshot_free(snap);
-	assert_int_equal(latency_snapshot_parse("", 0, &snap), 0);
-	assert_false(latency_snapshot_complete(snap));
-	latency_snapshot_free(snap);
+	assert_false(frames_latency_snapshot_complete(snap));
+	assert_int_equal(frames_latency_snapshot_rows(snap), 0);
+	frames_latency_snapshot_free(snap);
+	assert_int_equal(frames_latency_snapshot_parse("", 0, &snap), 0);
+	assert_false(frames_latency_snapshot_complete(snap));
+	frames_latency_snapshot_free(snap);
 
 	/*
 	 * Cut inside the last column: "15" may have been "151234", so the
 	 * row is not believed although it has three numbers.
 	 */
 	snap = parse_str("16666666\n100\t200\t150\n101\t201\t15");
-	latency_snapshot_get_stats(snap, &st);
-	assert_int_equal(latency_snapshot_rows(snap), 1);
+	frames_latency_snapshot_get_stats(snap, &st);
+	assert_int_equal(frames_latency_snapshot_rows(snap), 1);
 	assert_int_equal(st.garbage_lines, 1);
-	assert_false(latency_snapshot_complete(snap));
-	latency_snapshot_free(snap);
+	assert_false(frames_latency_snapshot_complete(snap));
+	frames_latency_snapshot_free(snap);
 
 	/* Rows with no empty line after them may have been cut. */
 	snap = parse_str("16666666\n100\t200\t150\n");
-	assert_false(latency_snapshot_complete(snap));
-	latency_snapshot_free(snap);
+	assert_false(frames_latency_snapshot_complete(snap));
+	frames_latency_snapshot_free(snap);
 }
 
 static void
 test_snapshot_layer_gone(void **state)
 {
-	struct latency_snapshot *snap = parse_fixture("layer-gone.txt");
+	struct frames_latency_snapshot *snap = parse_fixture("layer-gone.txt");
 
 	(void)state;
-	assert_int_equal(latency_snapshot_period(snap), P60);
-	assert_int_equal(latency_snapshot_rows(snap), 0);
-	assert_true(latency_snapshot_complete(snap));
-	latency_snapshot_free(snap);
+	assert_int_equal(frames_latency_snapshot_period(snap), P60);
+	assert_int_equal(frames_latency_snapshot_rows(snap), 0);
+	assert_true(frames_latency_snapshot_complete(snap));
+	frames_latency_snapshot_free(snap);
 }
 
 static void
 test_snapshot_rows_over(void **state)
 {
-	struct latency_snapshot *snap;
-	struct latency_stats st;
+	struct frames_latency_snapshot *snap;
+	struct frames_latency_stats st;
 	char *buf = malloc(300 * 64 + 64);
 	size_t off = 0;
 	int i;
@@ -585,13 +601,13 @@ test_snapshot_rows_over(void **state)
 		off += strlen(buf + off);
 	}
 	buf[off++] = '\n';
-	assert_int_equal(latency_snapshot_parse(buf, off, &snap), 0);
-	latency_snapshot_get_stats(snap, &st);
-	assert_int_equal(latency_snapshot_rows(snap), LATENCY_ROWS_MAX);
+	assert_int_equal(frames_latency_snapshot_parse(buf, off, &snap), 0);
+	frames_latency_snapshot_get_stats(snap, &st);
+	assert_int_equal(frames_latency_snapshot_rows(snap), LATENCY_ROWS_MAX);
 	assert_int_equal(st.rows, 300);
 	assert_int_equal(st.rows_over, 300 - LATENCY_ROWS_MAX);
-	assert_false(latency_snapshot_complete(snap));
-	latency_snapshot_free(snap);
+	assert_false(frames_latency_snapshot_complete(snap));
+	frames_latency_snapshot_free(snap);
 	free(buf);
 }
 
@@ -599,9 +615,9 @@ test_snapshot_rows_over(void **state)
 static void
 test_tracker_pending_resolves(void **state)
 {
-	struct latency_snapshot *s1, *s2;
-	struct latency_tracker *t;
-	struct latency_stats st;
+	struct frames_latency_snapshot *s1, *s2;
+	struct frames_latency_tracker *t;
+	struct frames_latency_stats st;
 	struct sink *s = calloc(1, sizeof(*s));
 
 	(void)state;
@@ -617,18 +633,19 @@ test_tracker_pending_resolves(void **state)
 		       "1033300000\t1066700000\t1039000000\n"
 		       "1050000000\t1083400000\t9223372036854775807\n"
 		       "\n");
-	assert_int_equal(latency_tracker_new("com.foo/com.foo.Main#3", &t), 0);
-	assert_int_equal(latency_tracker_feed(t, 1051000000, s1, collect, s),
-			 0);
+	assert_int_equal(
+		frames_latency_tracker_new("com.foo/com.foo.Main#3", &t), 0);
+	assert_int_equal(
+		frames_latency_tracker_feed(t, 1051000000, s1, collect, s), 0);
 	assert_int_equal(s->n, 2);
 	assert_int_equal(s->f[0].desired_ns, 1000000000);
 	assert_int_equal(s->f[1].present_ns, 1050100000);
-	assert_int_equal(latency_tracker_pending(t), 1);
+	assert_int_equal(frames_latency_tracker_pending(t), 1);
 	/* C may still be presented after the capture: hold below it. */
-	assert_int_equal(latency_tracker_watermark(t), 1033300000 - 1);
+	assert_int_equal(frames_latency_tracker_watermark(t), 1033300000 - 1);
 
-	assert_int_equal(latency_tracker_feed(t, 1090000000, s2, collect, s),
-			 0);
+	assert_int_equal(
+		frames_latency_tracker_feed(t, 1090000000, s2, collect, s), 0);
 	assert_int_equal(s->n, 4);
 	assert_int_equal(s->f[2].desired_ns, 1033300000);
 	assert_int_equal(s->f[2].present_ns, 1066700000);
@@ -636,9 +653,9 @@ test_tracker_pending_resolves(void **state)
 	assert_int_equal(s->f[3].desired_ns, 1050000000);
 	/* Its acquire fence is still pending although it was presented. */
 	assert_int_equal(s->f[3].ready_ns, -1);
-	assert_int_equal(latency_tracker_pending(t), 0);
-	assert_int_equal(latency_tracker_watermark(t), 1090000000);
-	latency_tracker_get_stats(t, &st);
+	assert_int_equal(frames_latency_tracker_pending(t), 0);
+	assert_int_equal(frames_latency_tracker_watermark(t), 1090000000);
+	frames_latency_tracker_get_stats(t, &st);
 	assert_int_equal(st.frames, 4);
 	assert_int_equal(st.duplicates, 2);
 	assert_int_equal(st.snapshots, 2);
@@ -646,57 +663,60 @@ test_tracker_pending_resolves(void **state)
 	assert_int_equal(st.pending_lost, 0);
 
 	/* Fed again, nothing new comes out. */
-	assert_int_equal(latency_tracker_feed(t, 1100000000, s2, collect, s),
-			 0);
+	assert_int_equal(
+		frames_latency_tracker_feed(t, 1100000000, s2, collect, s), 0);
 	assert_int_equal(s->n, 4);
-	latency_tracker_get_stats(t, &st);
+	frames_latency_tracker_get_stats(t, &st);
 	assert_int_equal(st.duplicates, 6);
-	latency_tracker_free(t);
-	latency_snapshot_free(s1);
-	latency_snapshot_free(s2);
+	frames_latency_tracker_free(t);
+	frames_latency_snapshot_free(s1);
+	frames_latency_snapshot_free(s2);
 	free(s);
 }
 
 static void
 test_tracker_invalid(void **state)
 {
-	struct latency_snapshot *snap = parse_fixture("invalid-rows.txt");
-	struct latency_tracker *t;
-	struct latency_stats st;
+	struct frames_latency_snapshot *snap =
+		parse_fixture("invalid-rows.txt");
+	struct frames_latency_tracker *t;
+	struct frames_latency_stats st;
 	struct sink *s = calloc(1, sizeof(*s));
 	size_t i, j;
 
 	(void)state;
 	assert_non_null(s);
-	latency_snapshot_get_stats(snap, &st);
+	frames_latency_snapshot_get_stats(snap, &st);
 	assert_int_equal(st.invalid_rows, 2);
-	assert_int_equal(latency_tracker_new("com.foo/com.foo.Main#0", &t), 0);
 	assert_int_equal(
-		latency_tracker_feed(t, 31001 * SEC / 1000, snap, collect, s),
-		0);
+		frames_latency_tracker_new("com.foo/com.foo.Main#0", &t), 0);
+	assert_int_equal(frames_latency_tracker_feed(t, 31001 * SEC / 1000,
+						     snap, collect, s),
+			 0);
 	assert_int_equal(s->n, 10);
 	/* The frames are the presented rows, the -1 ones left out. */
-	for (i = 0, j = 0; i < latency_snapshot_rows(snap); i++) {
-		const struct latency_row *r = latency_snapshot_row(snap, i);
+	for (i = 0, j = 0; i < frames_latency_snapshot_rows(snap); i++) {
+		const struct frames_latency_row *r =
+			frames_latency_snapshot_row(snap, i);
 
-		if (latency_row_classify(r) != LATENCY_ROW_PRESENTED)
+		if (frames_latency_row_classify(r) != LATENCY_ROW_PRESENTED)
 			continue;
 		assert_int_equal(s->f[j].desired_ns, r->desired_ns);
 		assert_true(s->f[j].present_ns > 0);
 		j++;
 	}
 	assert_int_equal(j, 10);
-	assert_int_equal(
-		latency_tracker_feed(t, 31002 * SEC / 1000, snap, collect, s),
-		0);
+	assert_int_equal(frames_latency_tracker_feed(t, 31002 * SEC / 1000,
+						     snap, collect, s),
+			 0);
 	assert_int_equal(s->n, 10);
-	latency_tracker_get_stats(t, &st);
+	frames_latency_tracker_get_stats(t, &st);
 	assert_int_equal(st.frames, 10);
 	assert_int_equal(st.frames_invalid, 2);
 	assert_int_equal(st.duplicates, 12);
 	assert_int_equal(st.invalid_rows, 4);
-	latency_tracker_free(t);
-	latency_snapshot_free(snap);
+	frames_latency_tracker_free(t);
+	frames_latency_snapshot_free(snap);
 	free(s);
 }
 
@@ -710,8 +730,8 @@ test_tracker_three_snapshots(void **state)
 {
 	struct model *m = calloc(1, sizeof(*m));
 	struct sink *s = calloc(1, sizeof(*s));
-	struct latency_tracker *t;
-	struct latency_stats st;
+	struct frames_latency_tracker *t;
+	struct frames_latency_stats st;
 	int64_t truth[1024], base = 250 * SEC, capture, wm;
 	size_t n, i, k;
 
@@ -719,7 +739,8 @@ test_tracker_three_snapshots(void **state)
 	assert_non_null(m);
 	assert_non_null(s);
 	model_gen(m, base, P60, 150);
-	assert_int_equal(latency_tracker_new("com.foo/com.foo.Game#9", &t), 0);
+	assert_int_equal(
+		frames_latency_tracker_new("com.foo/com.foo.Game#9", &t), 0);
 	for (k = 1; k <= 3; k++) {
 		capture = base + (int64_t)k * 800 * MS;
 		model_feed(m, t, capture, s);
@@ -733,7 +754,7 @@ test_tracker_three_snapshots(void **state)
 			assert_int_equal(s->f[i].present_ns, f->present);
 			assert_int_equal(s->f[i].ready_ns, f->ready);
 		}
-		wm = latency_tracker_watermark(t);
+		wm = frames_latency_tracker_watermark(t);
 		assert_true(wm <= capture);
 		assert_true(wm >= capture - 3 * P60);
 		/* Nothing presented by the watermark is still to come. */
@@ -742,12 +763,12 @@ test_tracker_three_snapshots(void **state)
 				assert_true(m->f[i].desired <=
 					    s->f[s->n - 1].desired_ns);
 	}
-	latency_tracker_get_stats(t, &st);
+	frames_latency_tracker_get_stats(t, &st);
 	assert_int_equal(st.frames, s->n);
 	assert_true(st.duplicates > 0);
 	assert_int_equal(st.gaps, 0);
 	assert_int_equal(st.pending_lost, 0);
-	latency_tracker_free(t);
+	frames_latency_tracker_free(t);
 	free(m);
 	free(s);
 }
@@ -762,8 +783,8 @@ test_tracker_clear(void **state)
 {
 	struct model *m = calloc(1, sizeof(*m));
 	struct sink *s = calloc(1, sizeof(*s));
-	struct latency_tracker *t;
-	struct latency_stats st;
+	struct frames_latency_tracker *t;
+	struct frames_latency_stats st;
 	int64_t base = 40 * SEC, c1, clear, c2, c3;
 	size_t n1, i, pending;
 
@@ -771,11 +792,12 @@ test_tracker_clear(void **state)
 	assert_non_null(m);
 	assert_non_null(s);
 	model_gen(m, base, P60, 120);
-	assert_int_equal(latency_tracker_new("com.foo/com.foo.Main#12", &t), 0);
+	assert_int_equal(
+		frames_latency_tracker_new("com.foo/com.foo.Main#12", &t), 0);
 	c1 = base + 500 * MS;
 	model_feed(m, t, c1, s);
 	n1 = s->n;
-	pending = latency_tracker_pending(t);
+	pending = frames_latency_tracker_pending(t);
 	assert_true(pending >= 1);
 
 	/* Cleared just after c1: everything latched so far is zeroed. */
@@ -784,12 +806,12 @@ test_tracker_clear(void **state)
 	c2 = clear + 1;
 	model_feed(m, t, c2, s);
 	assert_int_equal(s->n, n1);
-	assert_int_equal(latency_tracker_pending(t), 0);
-	assert_int_equal(latency_tracker_watermark(t), c2);
+	assert_int_equal(frames_latency_tracker_pending(t), 0);
+	assert_int_equal(frames_latency_tracker_watermark(t), c2);
 
 	c3 = base + 1500 * MS;
 	model_feed(m, t, c3, s);
-	latency_tracker_get_stats(t, &st);
+	frames_latency_tracker_get_stats(t, &st);
 	assert_int_equal(st.pending_lost, pending);
 	/* After the clear: the frames latched since, presented by c3. */
 	for (i = n1; i < s->n; i++) {
@@ -804,7 +826,7 @@ test_tracker_clear(void **state)
 		if (m->f[i].latch >= clear && m->f[i].present <= c3)
 			n1++;
 	assert_int_equal(s->n, n1);
-	latency_tracker_free(t);
+	frames_latency_tracker_free(t);
 	free(m);
 	free(s);
 }
@@ -819,8 +841,8 @@ test_tracker_recreated(void **state)
 {
 	struct model *m = calloc(1, sizeof(*m));
 	struct sink *s = calloc(1, sizeof(*s));
-	struct latency_tracker *t;
-	struct latency_stats st;
+	struct frames_latency_tracker *t;
+	struct frames_latency_stats st;
 	int64_t base = 70 * SEC, c1, c2, c3;
 	size_t n1;
 
@@ -828,7 +850,8 @@ test_tracker_recreated(void **state)
 	assert_non_null(m);
 	assert_non_null(s);
 	model_gen(m, base, P60, 30);
-	assert_int_equal(latency_tracker_new("com.foo/com.foo.Main#0", &t), 0);
+	assert_int_equal(
+		frames_latency_tracker_new("com.foo/com.foo.Main#0", &t), 0);
 	c1 = base + 300 * MS;
 	model_feed(m, t, c1, s);
 	n1 = s->n;
@@ -838,7 +861,7 @@ test_tracker_recreated(void **state)
 	c2 = base + 600 * MS;
 	model_feed(m, t, c2, s);
 	assert_int_equal(s->n, n1);
-	assert_int_equal(latency_tracker_watermark(t), c2);
+	assert_int_equal(frames_latency_tracker_watermark(t), c2);
 
 	/* The new layer: an empty ring and new frames. */
 	m->gone = 0;
@@ -848,10 +871,10 @@ test_tracker_recreated(void **state)
 	model_feed(m, t, c3, s);
 	assert_int_equal(s->n, n1 + 20);
 	assert_int_equal(s->f[n1].desired_ns, base + 700 * MS);
-	latency_tracker_get_stats(t, &st);
+	frames_latency_tracker_get_stats(t, &st);
 	assert_int_equal(st.frames, n1 + 20);
 	assert_int_equal(st.duplicates, 0);
-	latency_tracker_free(t);
+	frames_latency_tracker_free(t);
 	free(m);
 	free(s);
 }
@@ -862,24 +885,25 @@ test_tracker_gap(void **state)
 {
 	struct model *m = calloc(1, sizeof(*m));
 	struct sink *s = calloc(1, sizeof(*s));
-	struct latency_tracker *t;
-	struct latency_stats st;
+	struct frames_latency_tracker *t;
+	struct frames_latency_stats st;
 	int64_t base = 10 * SEC;
 
 	(void)state;
 	assert_non_null(m);
 	assert_non_null(s);
 	model_gen(m, base, P120, 600);
-	assert_int_equal(latency_tracker_new("com.foo/com.foo.Main#5", &t), 0);
+	assert_int_equal(
+		frames_latency_tracker_new("com.foo/com.foo.Main#5", &t), 0);
 	model_feed(m, t, base + 1200 * MS, s);
 	model_feed(m, t, base + 1600 * MS, s);
-	latency_tracker_get_stats(t, &st);
+	frames_latency_tracker_get_stats(t, &st);
 	assert_int_equal(st.gaps, 0);
 	/* 3 s later: the ring turned over about three times. */
 	model_feed(m, t, base + 4600 * MS, s);
-	latency_tracker_get_stats(t, &st);
+	frames_latency_tracker_get_stats(t, &st);
 	assert_int_equal(st.gaps, 1);
-	latency_tracker_free(t);
+	frames_latency_tracker_free(t);
 	free(m);
 	free(s);
 }
@@ -888,89 +912,98 @@ test_tracker_gap(void **state)
 static void
 test_tracker_stale_pending(void **state)
 {
-	struct latency_snapshot *snap;
-	struct latency_tracker *t;
-	struct latency_stats st;
+	struct frames_latency_snapshot *snap;
+	struct frames_latency_tracker *t;
+	struct frames_latency_stats st;
 
 	(void)state;
 	snap = parse_str("16666666\n"
 			 "1000000000\t9223372036854775807\t1006000000\n"
 			 "\n");
-	assert_int_equal(latency_tracker_new("com.foo/com.foo.Main#1", &t), 0);
-	assert_int_equal(latency_tracker_feed(t, 1100000000, snap, NULL, NULL),
-			 0);
-	assert_int_equal(latency_tracker_watermark(t), 999999999);
-	assert_int_equal(latency_tracker_feed(t, 2900000000, snap, NULL, NULL),
-			 0);
-	assert_int_equal(latency_tracker_watermark(t), 999999999);
-	assert_int_equal(latency_tracker_feed(t, 3100000000, snap, NULL, NULL),
-			 0);
-	assert_int_equal(latency_tracker_watermark(t), 3100000000);
-	assert_int_equal(latency_tracker_pending(t), 1);
-	latency_snapshot_free(snap);
+	assert_int_equal(
+		frames_latency_tracker_new("com.foo/com.foo.Main#1", &t), 0);
+	assert_int_equal(
+		frames_latency_tracker_feed(t, 1100000000, snap, NULL, NULL),
+		0);
+	assert_int_equal(frames_latency_tracker_watermark(t), 999999999);
+	assert_int_equal(
+		frames_latency_tracker_feed(t, 2900000000, snap, NULL, NULL),
+		0);
+	assert_int_equal(frames_latency_tracker_watermark(t), 999999999);
+	assert_int_equal(
+		frames_latency_tracker_feed(t, 3100000000, snap, NULL, NULL),
+		0);
+	assert_int_equal(frames_latency_tracker_watermark(t), 3100000000);
+	assert_int_equal(frames_latency_tracker_pending(t), 1);
+	frames_latency_snapshot_free(snap);
 
 	/* It resolves at last: emitted, and counted once. */
 	snap = parse_str("16666666\n"
 			 "1000000000\t3150000000\t1006000000\n"
 			 "\n");
-	assert_int_equal(latency_tracker_feed(t, 3200000000, snap, NULL, NULL),
-			 0);
-	latency_tracker_get_stats(t, &st);
+	assert_int_equal(
+		frames_latency_tracker_feed(t, 3200000000, snap, NULL, NULL),
+		0);
+	frames_latency_tracker_get_stats(t, &st);
 	assert_int_equal(st.frames, 1);
-	assert_int_equal(latency_tracker_pending(t), 0);
-	latency_tracker_free(t);
-	latency_snapshot_free(snap);
+	assert_int_equal(frames_latency_tracker_pending(t), 0);
+	frames_latency_tracker_free(t);
+	frames_latency_snapshot_free(snap);
 }
 
 /* A callback that fails stops the feed; feeding again resumes. */
 static void
 test_tracker_cb_error(void **state)
 {
-	struct latency_snapshot *snap = parse_fixture("a13-window-60hz.txt");
-	struct latency_tracker *t;
+	struct frames_latency_snapshot *snap =
+		parse_fixture("a13-window-60hz.txt");
+	struct frames_latency_tracker *t;
 	struct sink *s = calloc(1, sizeof(*s));
 	int64_t capture = 184012950000000LL;
 
 	(void)state;
 	assert_non_null(s);
-	assert_int_equal(latency_tracker_new("com.foo/com.foo.Main#2", &t), 0);
+	assert_int_equal(
+		frames_latency_tracker_new("com.foo/com.foo.Main#2", &t), 0);
 	s->fail_at = 3;
-	assert_int_equal(latency_tracker_feed(t, capture, snap, collect, s),
-			 -EIO);
+	assert_int_equal(
+		frames_latency_tracker_feed(t, capture, snap, collect, s),
+		-EIO);
 	assert_int_equal(s->n, 2);
-	assert_int_equal(latency_tracker_watermark(t), INT64_MIN);
-	assert_int_equal(latency_tracker_feed(t, capture, snap, collect, s), 0);
+	assert_int_equal(frames_latency_tracker_watermark(t), INT64_MIN);
+	assert_int_equal(
+		frames_latency_tracker_feed(t, capture, snap, collect, s), 0);
 	/* 35 presented rows; the refused third one counts as emitted. */
 	assert_int_equal(s->n, 34);
 	assert_true(s->f[2].desired_ns > s->f[1].desired_ns);
-	assert_true(latency_tracker_watermark(t) < capture);
-	latency_tracker_free(t);
-	latency_snapshot_free(snap);
+	assert_true(frames_latency_tracker_watermark(t) < capture);
+	frames_latency_tracker_free(t);
+	frames_latency_snapshot_free(snap);
 	free(s);
 
-	assert_int_equal(latency_tracker_new("", &t), -EINVAL);
+	assert_int_equal(frames_latency_tracker_new("", &t), -EINVAL);
 }
 
-static struct latency_list *
+static struct frames_latency_list *
 list_fixture(const char *name)
 {
-	struct latency_list *list = NULL;
+	struct frames_latency_list *list = NULL;
 	size_t len;
 	char *buf = slurp(name, &len);
 
-	assert_int_equal(latency_list_parse(buf, len, &list), 0);
+	assert_int_equal(frames_latency_list_parse(buf, len, &list), 0);
 	free(buf);
 	return list;
 }
 
 static void
-assert_pick(const struct latency_list *list, const char *pkg,
+assert_pick(const struct frames_latency_list *list, const char *pkg,
 	    const char *const *want, size_t nwant)
 {
 	const char *names[16];
 	size_t n, i;
 
-	assert_int_equal(latency_list_pick(list, pkg, names, 16, &n), 0);
+	assert_int_equal(frames_latency_list_pick(list, pkg, names, 16, &n), 0);
 	assert_int_equal(n, nwant);
 	for (i = 0; i < n; i++)
 		assert_string_equal(names[i], want[i]);
@@ -979,8 +1012,8 @@ assert_pick(const struct latency_list *list, const char *pkg,
 static void
 test_list_a10(void **state)
 {
-	struct latency_list *list = list_fixture("list-a10.txt");
-	struct latency_stats st;
+	struct frames_latency_list *list = list_fixture("list-a10.txt");
+	struct frames_latency_stats st;
 	static const char *const shop[] = {
 		"com.example.shop/com.example.shop.activity.Main#0",
 		"SurfaceView - "
@@ -991,10 +1024,11 @@ test_list_a10(void **state)
 	};
 
 	(void)state;
-	assert_int_equal(latency_list_count(list), 28);
-	assert_string_equal(latency_list_name(list, 0), "Display Root#0");
-	assert_null(latency_list_name(list, 28));
-	latency_list_get_stats(list, &st);
+	assert_int_equal(frames_latency_list_count(list), 28);
+	assert_string_equal(frames_latency_list_name(list, 0),
+			    "Display Root#0");
+	assert_null(frames_latency_list_name(list, 28));
+	frames_latency_list_get_stats(list, &st);
 	assert_int_equal(st.lists, 1);
 	assert_int_equal(st.list_names, 28);
 	assert_int_equal(st.garbage_lines, 0);
@@ -1002,13 +1036,13 @@ test_list_a10(void **state)
 	assert_pick(list, "com.example.shop", shop, 2);
 	assert_pick(list, "com.meizu.flyme.launcher", launcher, 1);
 	assert_pick(list, "com.example", NULL, 0);
-	latency_list_free(list);
+	frames_latency_list_free(list);
 }
 
 static void
 test_list_a12(void **state)
 {
-	struct latency_list *list = list_fixture("list-a12.txt");
+	struct frames_latency_list *list = list_fixture("list-a12.txt");
 	static const char *const unity[] = {
 		"SurfaceView[com.unity.demo/com.unity3d.player."
 		"UnityPlayerActivity](BLAST)#0",
@@ -1018,24 +1052,25 @@ test_list_a12(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(latency_list_count(list), 24);
-	assert_string_equal(latency_list_name(list, 0),
+	assert_int_equal(frames_latency_list_count(list), 24);
+	assert_string_equal(frames_latency_list_name(list, 0),
 			    "Display 0 name=\"Built-in Screen\"#0");
 	/* The container that printed zeros in SoloX#249 is not chosen. */
 	assert_pick(list, "com.unity.demo", unity, 2);
 	assert_int_equal(
-		latency_list_pick(list, "com.unity.demo", names, 1, &n),
+		frames_latency_list_pick(list, "com.unity.demo", names, 1, &n),
 		-ENOSPC);
 	assert_int_equal(n, 1);
 	assert_string_equal(names[0], unity[0]);
-	assert_int_equal(latency_list_pick(list, "", names, 1, &n), -EINVAL);
-	latency_list_free(list);
+	assert_int_equal(frames_latency_list_pick(list, "", names, 1, &n),
+			 -EINVAL);
+	frames_latency_list_free(list);
 }
 
 static void
 test_list_a13(void **state)
 {
-	struct latency_list *list = list_fixture("list-a13.txt");
+	struct frames_latency_list *list = list_fixture("list-a13.txt");
 	static const char *const maps[] = {
 		"com.example.maps/com.example.maps.MapActivity#36990",
 		"SurfaceView[com.example.maps/com.example.maps.MapActivity]@0"
@@ -1043,20 +1078,20 @@ test_list_a13(void **state)
 	};
 
 	(void)state;
-	assert_int_equal(latency_list_count(list), 20);
+	assert_int_equal(frames_latency_list_count(list), 20);
 	/*
 	 * Not the ActivityRecord, its input sink, the splash screen, the
 	 * WindowState container or the bounds and background layers.
 	 */
 	assert_pick(list, "com.example.maps", maps, 2);
-	latency_list_free(list);
+	frames_latency_list_free(list);
 }
 
 static void
 test_list_a15(void **state)
 {
-	struct latency_list *list = list_fixture("list-a15.txt");
-	struct latency_stats st;
+	struct frames_latency_list *list = list_fixture("list-a15.txt");
+	struct frames_latency_stats st;
 	static const char *const chat[] = {
 		"com.example.chat/com.example.chat.ui.ChatActivity#29149",
 		"SurfaceView[com.example.chat/com.example.chat.ui.ChatActivity]"
@@ -1066,46 +1101,51 @@ test_list_a15(void **state)
 		"RequestedLayerState{com.foo/com.foo.A#7 parentId=3\r\n"
 		"RequestedLayerState{weird z=1 title#8 z=2}\r\n"
 		"RequestedLayerState{com.foo/com.foo.B#9\r\n";
-	struct latency_list *odd;
+	struct frames_latency_list *odd;
 
 	(void)state;
-	latency_list_get_stats(list, &st);
+	frames_latency_list_get_stats(list, &st);
 	/* The last line, "RequestedLayerState{}", has no name. */
-	assert_int_equal(latency_list_count(list), 17);
+	assert_int_equal(frames_latency_list_count(list), 17);
 	assert_int_equal(st.garbage_lines, 1);
-	assert_string_equal(latency_list_name(list, 0),
+	assert_string_equal(frames_latency_list_name(list, 0),
 			    "Display 0 name=\"Built-in Screen\"#1");
-	assert_string_equal(latency_list_name(list, 3),
+	assert_string_equal(frames_latency_list_name(list, 3),
 			    "DefaultTaskDisplayArea#11");
-	assert_string_equal(latency_list_name(list, 5),
+	assert_string_equal(frames_latency_list_name(list, 5),
 			    "ActivityRecord{9a8b7c6 u0 com.example.chat/"
 			    ".ui.ChatActivity t329 mVisible=false "
 			    "mClientVisible=true}#28983");
-	assert_string_equal(latency_list_name(list, 6),
+	assert_string_equal(frames_latency_list_name(list, 6),
 			    "54dfae7 com.example.chat/com.example.chat.ui."
 			    "ChatActivity#28989");
-	assert_string_equal(latency_list_name(list, 8),
+	assert_string_equal(frames_latency_list_name(list, 8),
 			    "SurfaceView[com.example.chat/com.example.chat.ui."
 			    "ChatActivity]@0#29160");
-	assert_string_equal(latency_list_name(list, 13), "Mirror root#30011");
-	assert_string_equal(latency_list_name(list, 16),
+	assert_string_equal(frames_latency_list_name(list, 13),
+			    "Mirror root#30011");
+	assert_string_equal(frames_latency_list_name(list, 16),
 			    "NavigationBar0#27331");
 	/* The old window whose handle is gone is not chosen either. */
 	assert_pick(list, "com.example.chat", chat, 2);
-	latency_list_free(list);
+	frames_latency_list_free(list);
 
 	/*
 	 * A build that printed no closing brace, a name holding " z=" before
 	 * its "#<seq>", and CRLF.
 	 */
 	odd = NULL;
-	assert_int_equal(
-		latency_list_parse(odd_lines, sizeof(odd_lines) - 1, &odd), 0);
-	assert_int_equal(latency_list_count(odd), 3);
-	assert_string_equal(latency_list_name(odd, 0), "com.foo/com.foo.A#7");
-	assert_string_equal(latency_list_name(odd, 1), "weird z=1 title#8");
-	assert_string_equal(latency_list_name(odd, 2), "com.foo/com.foo.B#9");
-	latency_list_free(odd);
+	assert_int_equal(frames_latency_list_parse(odd_lines,
+						   sizeof(odd_lines) - 1, &odd),
+			 0);
+	assert_int_equal(frames_latency_list_count(odd), 3);
+	assert_string_equal(frames_latency_list_name(odd, 0),
+			    "com.foo/com.foo.A#7");
+	assert_string_equal(frames_latency_list_name(odd, 1),
+			    "weird z=1 title#8");
+	assert_string_equal(frames_latency_list_name(odd, 2),
+			    "com.foo/com.foo.B#9");
+	frames_latency_list_free(odd);
 }
 
 static void
@@ -1114,49 +1154,55 @@ test_layer_package(void **state)
 	char buf[64], tiny[4];
 
 	(void)state;
-	assert_int_equal(latency_layer_package("com.foo/com.foo.MainActivity#0",
-					       buf, sizeof(buf)),
-			 0);
-	assert_string_equal(buf, "com.foo");
 	assert_int_equal(
-		latency_layer_package("TX - com.foo/com.foo.Main#28989", buf,
-				      sizeof(buf)),
+		frames_latency_layer_package("com.foo/com.foo.MainActivity#0",
+					     buf, sizeof(buf)),
 		0);
 	assert_string_equal(buf, "com.foo");
 	assert_int_equal(
-		latency_layer_package("SurfaceView[com.foo_2/com.foo_2."
-				      "Main](BLAST)#1",
-				      buf, sizeof(buf)),
+		frames_latency_layer_package("TX - com.foo/com.foo.Main#28989",
+					     buf, sizeof(buf)),
+		0);
+	assert_string_equal(buf, "com.foo");
+	assert_int_equal(
+		frames_latency_layer_package("SurfaceView[com.foo_2/com.foo_2."
+					     "Main](BLAST)#1",
+					     buf, sizeof(buf)),
 		0);
 	assert_string_equal(buf, "com.foo_2");
-	assert_int_equal(latency_layer_package("TX - SurfaceView[com.foo/x]@0"
-					       "(BLAST)#4",
-					       buf, sizeof(buf)),
-			 0);
+	assert_int_equal(
+		frames_latency_layer_package("TX - SurfaceView[com.foo/x]@0"
+					     "(BLAST)#4",
+					     buf, sizeof(buf)),
+		0);
 	assert_string_equal(buf, "com.foo");
 	assert_int_equal(
-		latency_layer_package("SurfaceView - com.bar/com.bar.M#0", buf,
-				      sizeof(buf)),
+		frames_latency_layer_package(
+			"SurfaceView - com.bar/com.bar.M#0", buf, sizeof(buf)),
 		0);
 	assert_string_equal(buf, "com.bar");
-	assert_int_equal(
-		latency_layer_package("NavigationBar0#0", buf, sizeof(buf)), 0);
+	assert_int_equal(frames_latency_layer_package("NavigationBar0#0", buf,
+						      sizeof(buf)),
+			 0);
 	assert_string_equal(buf, "NavigationBar0");
-	assert_int_equal(latency_layer_package("54dfae7 com.foo/com.foo.Main#3",
-					       buf, sizeof(buf)),
-			 -EINVAL);
-	assert_int_equal(latency_layer_package("Splash Screen com.foo#5", buf,
-					       sizeof(buf)),
-			 -EINVAL);
-	assert_int_equal(latency_layer_package("ActivityRecord{1 u0 com.foo/.A "
-					       "t3}#4",
-					       buf, sizeof(buf)),
-			 -EINVAL);
-	assert_int_equal(latency_layer_package("#0", buf, sizeof(buf)),
-			 -EINVAL);
-	assert_int_equal(latency_layer_package("", buf, sizeof(buf)), -EINVAL);
 	assert_int_equal(
-		latency_layer_package("com.foo/x#1", tiny, sizeof(tiny)),
+		frames_latency_layer_package("54dfae7 com.foo/com.foo.Main#3",
+					     buf, sizeof(buf)),
+		-EINVAL);
+	assert_int_equal(frames_latency_layer_package("Splash Screen com.foo#5",
+						      buf, sizeof(buf)),
+			 -EINVAL);
+	assert_int_equal(
+		frames_latency_layer_package("ActivityRecord{1 u0 com.foo/.A "
+					     "t3}#4",
+					     buf, sizeof(buf)),
+		-EINVAL);
+	assert_int_equal(frames_latency_layer_package("#0", buf, sizeof(buf)),
+			 -EINVAL);
+	assert_int_equal(frames_latency_layer_package("", buf, sizeof(buf)),
+			 -EINVAL);
+	assert_int_equal(
+		frames_latency_layer_package("com.foo/x#1", tiny, sizeof(tiny)),
 		-ERANGE);
 }
 
@@ -1216,9 +1262,9 @@ test_dir_replay(void **state)
 	struct model *mw = calloc(1, sizeof(*mw));
 	struct model *ms = calloc(1, sizeof(*ms));
 	struct sink *s = calloc(1, sizeof(*s));
-	struct latency_dir *d;
-	struct latency_stats st;
-	const struct latency_list *list;
+	struct frames_latency_dir *d;
+	struct frames_latency_stats st;
+	const struct frames_latency_list *list;
 	const char *tmp = getenv("TMPDIR");
 	char dir[512], path[600], listbuf[256];
 	int64_t base = 900 * SEC, c[5], capture, wm_after[5];
@@ -1255,16 +1301,16 @@ test_dir_replay(void **state)
 	for (i = 0; i < sizeof(junk) / sizeof(junk[0]); i++)
 		write_file(dir, junk[i], NULL, "x\n", 2);
 
-	assert_int_equal(latency_dir_open(dir, &d), 0);
-	assert_int_equal(latency_dir_coverage(d), c[0]);
-	assert_int_equal(latency_dir_watermark(d), INT64_MIN);
-	assert_null(latency_dir_list(d));
+	assert_int_equal(frames_latency_dir_open(dir, &d), 0);
+	assert_int_equal(frames_latency_dir_coverage(d), c[0]);
+	assert_int_equal(frames_latency_dir_watermark(d), INT64_MIN);
+	assert_null(frames_latency_dir_list(d));
 	for (k = 0; k < 5; k++) {
 		count = s->n;
-		rc = latency_dir_next(d, collect, s, &capture);
+		rc = frames_latency_dir_next(d, collect, s, &capture);
 		assert_int_equal(rc, 1);
 		assert_int_equal(capture, c[k]);
-		wm_after[k] = latency_dir_watermark(d);
+		wm_after[k] = frames_latency_dir_watermark(d);
 		assert_true(wm_after[k] <= capture);
 		if (k > 0)
 			assert_true(wm_after[k] >= wm_after[k - 1]);
@@ -1273,11 +1319,11 @@ test_dir_replay(void **state)
 			if (strcmp(s->f[i].layer, win) == 0)
 				assert_string_equal(s->f[i - 1].layer, win);
 	}
-	assert_int_equal(latency_dir_next(d, collect, s, &capture), 0);
+	assert_int_equal(frames_latency_dir_next(d, collect, s, &capture), 0);
 	assert_int_equal(wm_after[0], c[0]);
-	list = latency_dir_list(d);
+	list = frames_latency_dir_list(d);
 	assert_non_null(list);
-	assert_int_equal(latency_list_count(list), 3);
+	assert_int_equal(frames_latency_list_count(list), 3);
 
 	/* Each layer's frames: its truth up to the last capture, once each. */
 	expect_w = model_presented(mw, c[4], (int64_t[1024]){0}, 1024);
@@ -1300,7 +1346,7 @@ test_dir_replay(void **state)
 	/* After the last cycle both layers hold only their pending frames. */
 	assert_true(wm_after[4] >= c[4] - 3 * P60);
 
-	latency_dir_get_stats(d, &st);
+	frames_latency_dir_get_stats(d, &st);
 	assert_int_equal(st.files, 1 + 4 + 3);
 	assert_int_equal(st.files_skipped, sizeof(junk) / sizeof(junk[0]) + 2);
 	assert_int_equal(st.snapshots, 7);
@@ -1310,7 +1356,7 @@ test_dir_replay(void **state)
 	assert_int_equal(st.lists, 1);
 	assert_int_equal(st.list_names, 3);
 	assert_int_equal(st.gaps, 0);
-	latency_dir_free(d);
+	frames_latency_dir_free(d);
 
 	/* Clean up the temporary directory. */
 	fmt(path, sizeof(path), "%s/%lld-3.txt", dir, (long long)c[4]);
@@ -1329,7 +1375,8 @@ test_dir_replay(void **state)
 	assert_int_equal(rm_entry(dir, path), 0);
 	assert_int_equal(rmdir(dir), 0);
 
-	assert_int_equal(latency_dir_open("no/such/latency/dir", &d), -ENOENT);
+	assert_int_equal(frames_latency_dir_open("no/such/latency/dir", &d),
+			 -ENOENT);
 	free(mw);
 	free(ms);
 	free(s);

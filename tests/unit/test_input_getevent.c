@@ -31,36 +31,36 @@
 struct events {
 	struct touch_event ev[EVENTS_MAX];
 	size_t n;
-	struct getevent_stats st;
+	struct input_getevent_stats st;
 };
 
 /* Reads every event of g into *out, failing the test beyond EVENTS_MAX. */
 static void
-drain(struct getevent *g, struct events *out)
+drain(struct input_getevent *g, struct events *out)
 {
 	struct touch_event ev;
 
 	out->n = 0;
-	while (getevent_next(g, &ev) == 1) {
+	while (input_getevent_next(g, &ev) == 1) {
 		assert_true(out->n < EVENTS_MAX);
 		out->ev[out->n++] = ev;
 	}
 	/* The end stays the end. */
-	assert_int_equal(getevent_next(g, &ev), 0);
-	getevent_get_stats(g, &out->st);
+	assert_int_equal(input_getevent_next(g, &ev), 0);
+	input_getevent_get_stats(g, &out->st);
 	assert_int_equal(out->st.events, out->n);
 }
 
 static int
 open_mem(const char *text, const char *device, struct events *out)
 {
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 	int r;
 
-	r = getevent_open_mem(text, strlen(text), "test", device, &g);
+	r = input_getevent_open_mem(text, strlen(text), "test", device, &g);
 	if (r == 0) {
 		drain(g, out);
-		getevent_free(g);
+		input_getevent_free(g);
 	} else {
 		assert_null(g);
 	}
@@ -102,20 +102,22 @@ expect_event(const struct touch_event *ev, int64_t t, uint16_t type,
 static void
 test_emulator_tap(void **state)
 {
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 	struct events e;
-	struct getevent_axis ax;
+	struct input_getevent_axis ax;
 	const int64_t t0 = 42407808000LL, t1 = 42453256000LL;
 
 	(void)state;
-	assert_int_equal(
-		getevent_open(LOCAL_DIR "emulator-tap.getevent", NULL, &g), 0);
+	assert_int_equal(input_getevent_open(LOCAL_DIR "emulator-tap.getevent",
+					     NULL, &g),
+			 0);
 	assert_non_null(g);
-	assert_string_equal(getevent_device(g), "");
-	assert_null(getevent_device_name(g));
-	assert_int_equal(getevent_get_axis(g, ABS_MT_POSITION_X, &ax), -ENOENT);
+	assert_string_equal(input_getevent_device(g), "");
+	assert_null(input_getevent_device_name(g));
+	assert_int_equal(input_getevent_get_axis(g, ABS_MT_POSITION_X, &ax),
+			 -ENOENT);
 	drain(g, &e);
-	getevent_free(g);
+	input_getevent_free(g);
 
 	assert_int_equal(e.n, 9);
 	expect_event(&e.ev[0], t0, EV_ABS, ABS_MT_TRACKING_ID, 0);
@@ -137,16 +139,17 @@ test_emulator_tap(void **state)
 static void
 test_phone_touch_down(void **state)
 {
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 	struct events e;
 	const int64_t t = 2311461360000LL;
 
 	(void)state;
-	assert_int_equal(
-		getevent_open(LOCAL_DIR "phone-touch-down.getevent", NULL, &g),
-		0);
+	assert_int_equal(input_getevent_open(LOCAL_DIR
+					     "phone-touch-down.getevent",
+					     NULL, &g),
+			 0);
 	drain(g, &e);
-	getevent_free(g);
+	input_getevent_free(g);
 
 	assert_int_equal(e.n, 8);
 	expect_event(&e.ev[0], t, EV_ABS, ABS_MT_TOUCH_MAJOR, 0xf);
@@ -162,28 +165,31 @@ test_phone_touch_down(void **state)
 static void
 test_no_timestamps(void **state)
 {
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 	size_t len;
 	char *buf;
 
 	(void)state;
-	assert_int_equal(getevent_open(LOCAL_DIR "phone-no-timestamps.getevent",
-				       NULL, &g),
+	assert_int_equal(input_getevent_open(LOCAL_DIR
+					     "phone-no-timestamps.getevent",
+					     NULL, &g),
 			 -EINVAL);
 	assert_null(g);
 	/* Naming the device it does hold changes nothing. */
-	assert_int_equal(getevent_open(LOCAL_DIR "phone-no-timestamps.getevent",
-				       "/dev/input/event3", &g),
+	assert_int_equal(input_getevent_open(LOCAL_DIR
+					     "phone-no-timestamps.getevent",
+					     "/dev/input/event3", &g),
 			 -EINVAL);
 	assert_null(g);
 
 	/* The same from memory, and without the device prefixes. */
 	buf = slurp(LOCAL_DIR "phone-no-timestamps.getevent", &len);
-	assert_int_equal(getevent_open_mem(buf, len, "x", NULL, &g), -EINVAL);
+	assert_int_equal(input_getevent_open_mem(buf, len, "x", NULL, &g),
+			 -EINVAL);
 	free(buf);
-	assert_int_equal(getevent_open_mem("0003 0039 00000001\n"
-					   "0000 0000 00000000\n",
-					   38, "x", NULL, &g),
+	assert_int_equal(input_getevent_open_mem("0003 0039 00000001\n"
+						 "0000 0000 00000000\n",
+						 38, "x", NULL, &g),
 			 -EINVAL);
 	assert_null(g);
 }
@@ -191,15 +197,15 @@ test_no_timestamps(void **state)
 static void
 test_hex_form(void **state)
 {
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 	struct events e;
 	const int64_t t0 = 1564568377000LL, t1 = 1564651022000LL;
 
 	(void)state;
-	assert_int_equal(getevent_open(LOCAL_DIR "hex-tap.getevent", NULL, &g),
-			 0);
+	assert_int_equal(
+		input_getevent_open(LOCAL_DIR "hex-tap.getevent", NULL, &g), 0);
 	drain(g, &e);
-	getevent_free(g);
+	input_getevent_free(g);
 
 	assert_int_equal(e.n, 11);
 	expect_event(&e.ev[0], t0, EV_ABS, ABS_MT_TRACKING_ID, 0x26);
@@ -217,17 +223,17 @@ static void
 test_two_devices(void **state)
 {
 	const char *path = LOCAL_DIR "two-devices.getevent";
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 	struct events e;
 	size_t i;
 
 	(void)state;
 	/* Left to itself the reader takes the touch screen. */
-	assert_int_equal(getevent_open(path, NULL, &g), 0);
-	assert_string_equal(getevent_device(g), "/dev/input/event3");
-	assert_string_equal(getevent_device_name(g), "fts_ts");
+	assert_int_equal(input_getevent_open(path, NULL, &g), 0);
+	assert_string_equal(input_getevent_device(g), "/dev/input/event3");
+	assert_string_equal(input_getevent_device_name(g), "fts_ts");
 	drain(g, &e);
-	getevent_free(g);
+	input_getevent_free(g);
 	assert_int_equal(e.n, 9);
 	for (i = 0; i < e.n; i++)
 		assert_int_not_equal(e.ev[i].code, KEY_POWER);
@@ -242,11 +248,11 @@ test_two_devices(void **state)
 	assert_int_equal(e.st.skipped, 0);
 
 	/* Named, the key device is replayed instead. */
-	assert_int_equal(getevent_open(path, "/dev/input/event1", &g), 0);
-	assert_string_equal(getevent_device(g), "/dev/input/event1");
-	assert_string_equal(getevent_device_name(g), "gpio-keys");
+	assert_int_equal(input_getevent_open(path, "/dev/input/event1", &g), 0);
+	assert_string_equal(input_getevent_device(g), "/dev/input/event1");
+	assert_string_equal(input_getevent_device_name(g), "gpio-keys");
 	drain(g, &e);
-	getevent_free(g);
+	input_getevent_free(g);
 	assert_int_equal(e.n, 4);
 	expect_event(&e.ev[0], 20512334001000LL, EV_KEY, KEY_POWER, 1);
 	expect_event(&e.ev[1], 20512334001000LL, EV_SYN, SYN_REPORT, 0);
@@ -255,38 +261,42 @@ test_two_devices(void **state)
 
 	/* A device the log does not hold is refused. */
 	g = NULL;
-	assert_int_equal(getevent_open(path, "/dev/input/event9", &g), -ENODEV);
+	assert_int_equal(input_getevent_open(path, "/dev/input/event9", &g),
+			 -ENODEV);
 	assert_null(g);
-	assert_int_equal(getevent_open(path, "/dev/input/event", &g), -ENODEV);
-	assert_int_equal(getevent_open(path, "", &g), -ENODEV);
+	assert_int_equal(input_getevent_open(path, "/dev/input/event", &g),
+			 -ENODEV);
+	assert_int_equal(input_getevent_open(path, "", &g), -ENODEV);
 }
 
 static void
 test_possible_events(void **state)
 {
 	const char *path = LOCAL_DIR "possible-events.getevent";
-	struct getevent *g = NULL;
-	struct getevent_axis ax;
+	struct input_getevent *g = NULL;
+	struct input_getevent_axis ax;
 	struct events e;
 
 	(void)state;
-	assert_int_equal(getevent_open(path, NULL, &g), 0);
-	assert_string_equal(getevent_device(g), "/dev/input/event2");
-	assert_string_equal(getevent_device_name(g), "himax-touchscreen");
-	assert_int_equal(getevent_get_axis(g, ABS_MT_POSITION_X, &ax), 0);
+	assert_int_equal(input_getevent_open(path, NULL, &g), 0);
+	assert_string_equal(input_getevent_device(g), "/dev/input/event2");
+	assert_string_equal(input_getevent_device_name(g), "himax-touchscreen");
+	assert_int_equal(input_getevent_get_axis(g, ABS_MT_POSITION_X, &ax), 0);
 	assert_int_equal(ax.min, 0);
 	assert_int_equal(ax.max, 719);
-	assert_int_equal(getevent_get_axis(g, ABS_MT_POSITION_Y, &ax), 0);
+	assert_int_equal(input_getevent_get_axis(g, ABS_MT_POSITION_Y, &ax), 0);
 	assert_int_equal(ax.max, 1599);
-	assert_int_equal(getevent_get_axis(g, ABS_MT_SLOT, &ax), 0);
+	assert_int_equal(input_getevent_get_axis(g, ABS_MT_SLOT, &ax), 0);
 	assert_int_equal(ax.max, 9);
-	assert_int_equal(getevent_get_axis(g, ABS_MT_TRACKING_ID, &ax), 0);
+	assert_int_equal(input_getevent_get_axis(g, ABS_MT_TRACKING_ID, &ax),
+			 0);
 	assert_int_equal(ax.max, 65535);
-	assert_int_equal(getevent_get_axis(g, ABS_MT_TOOL_TYPE, &ax), -ENOENT);
-	assert_int_equal(getevent_get_axis(g, ABS_X, &ax), -ENOENT);
-	assert_int_equal(getevent_get_axis(g, 0xffff, &ax), -ENOENT);
+	assert_int_equal(input_getevent_get_axis(g, ABS_MT_TOOL_TYPE, &ax),
+			 -ENOENT);
+	assert_int_equal(input_getevent_get_axis(g, ABS_X, &ax), -ENOENT);
+	assert_int_equal(input_getevent_get_axis(g, 0xffff, &ax), -ENOENT);
 	drain(g, &e);
-	getevent_free(g);
+	input_getevent_free(g);
 	assert_int_equal(e.n, 8);
 	expect_event(&e.ev[6], 2311461360000LL, EV_KEY, BTN_TOUCH, 1);
 	/* Every header line, -i details included, is understood. */
@@ -295,18 +305,20 @@ test_possible_events(void **state)
 	assert_int_equal(e.st.lines, 39);
 
 	/* The labelled -lp block of the other device. */
-	assert_int_equal(getevent_open(path, "/dev/input/event5", &g), 0);
-	assert_string_equal(getevent_device_name(g), "fts_ts");
-	assert_int_equal(getevent_get_axis(g, ABS_MT_POSITION_X, &ax), 0);
+	assert_int_equal(input_getevent_open(path, "/dev/input/event5", &g), 0);
+	assert_string_equal(input_getevent_device_name(g), "fts_ts");
+	assert_int_equal(input_getevent_get_axis(g, ABS_MT_POSITION_X, &ax), 0);
 	assert_int_equal(ax.min, 0);
 	assert_int_equal(ax.max, 1079);
-	assert_int_equal(getevent_get_axis(g, ABS_MT_POSITION_Y, &ax), 0);
+	assert_int_equal(input_getevent_get_axis(g, ABS_MT_POSITION_Y, &ax), 0);
 	assert_int_equal(ax.max, 2399);
-	assert_int_equal(getevent_get_axis(g, ABS_MT_TOUCH_MAJOR, &ax), 0);
+	assert_int_equal(input_getevent_get_axis(g, ABS_MT_TOUCH_MAJOR, &ax),
+			 0);
 	assert_int_equal(ax.max, 255);
-	assert_int_equal(getevent_get_axis(g, ABS_MT_PRESSURE, &ax), -ENOENT);
+	assert_int_equal(input_getevent_get_axis(g, ABS_MT_PRESSURE, &ax),
+			 -ENOENT);
 	drain(g, &e);
-	getevent_free(g);
+	input_getevent_free(g);
 	assert_int_equal(e.n, 0);
 	assert_int_equal(e.st.other_events, 8);
 }
@@ -329,20 +341,21 @@ test_header_then_unprefixed(void **state)
 		"[       1.000001] EV_ABS       ABS_MT_TRACKING_ID   00000001\n"
 		"[       1.000001] EV_SYN       SYN_REPORT           "
 		"00000000\n";
-	struct getevent *g = NULL;
-	struct getevent_axis ax;
+	struct input_getevent *g = NULL;
+	struct input_getevent_axis ax;
 	struct events e;
 
 	(void)state;
-	assert_int_equal(getevent_open_mem(log, sizeof(log) - 1, "t", NULL, &g),
-			 0);
-	assert_string_equal(getevent_device(g), "/dev/input/event2");
-	assert_string_equal(getevent_device_name(g), "himax-touchscreen");
-	assert_int_equal(getevent_get_axis(g, ABS_MT_POSITION_X, &ax), 0);
+	assert_int_equal(
+		input_getevent_open_mem(log, sizeof(log) - 1, "t", NULL, &g),
+		0);
+	assert_string_equal(input_getevent_device(g), "/dev/input/event2");
+	assert_string_equal(input_getevent_device_name(g), "himax-touchscreen");
+	assert_int_equal(input_getevent_get_axis(g, ABS_MT_POSITION_X, &ax), 0);
 	assert_int_equal(ax.min, -5);
 	assert_int_equal(ax.max, 719);
 	drain(g, &e);
-	getevent_free(g);
+	input_getevent_free(g);
 	assert_int_equal(e.n, 2);
 	assert_int_equal(e.st.devices, 1);
 
@@ -355,12 +368,12 @@ test_header_then_unprefixed(void **state)
 static void
 test_unprefixed_named_device(void **state)
 {
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 	int r;
 
 	(void)state;
-	r = getevent_open(LOCAL_DIR "emulator-tap.getevent",
-			  "/dev/input/event1", &g);
+	r = input_getevent_open(LOCAL_DIR "emulator-tap.getevent",
+				"/dev/input/event1", &g);
 	assert_int_equal(r, -ENODEV);
 	assert_null(g);
 }
@@ -368,7 +381,7 @@ test_unprefixed_named_device(void **state)
 static void
 test_crlf(void **state)
 {
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 	struct events lf, crlf;
 	char *buf, *dos;
 	size_t len, i, n = 0;
@@ -382,12 +395,12 @@ test_crlf(void **state)
 			dos[n++] = '\r';
 		dos[n++] = buf[i];
 	}
-	assert_int_equal(getevent_open_mem(buf, len, "lf", NULL, &g), 0);
+	assert_int_equal(input_getevent_open_mem(buf, len, "lf", NULL, &g), 0);
 	drain(g, &lf);
-	getevent_free(g);
-	assert_int_equal(getevent_open_mem(dos, n, "crlf", NULL, &g), 0);
+	input_getevent_free(g);
+	assert_int_equal(input_getevent_open_mem(dos, n, "crlf", NULL, &g), 0);
 	drain(g, &crlf);
-	getevent_free(g);
+	input_getevent_free(g);
 	free(buf);
 	free(dos);
 
@@ -528,15 +541,16 @@ test_garbage(void **state)
 static void
 test_empty(void **state)
 {
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 	struct events e;
 
 	(void)state;
-	assert_int_equal(getevent_open_mem(NULL, 0, "empty", NULL, &g), 0);
-	assert_string_equal(getevent_device(g), "");
-	assert_null(getevent_device_name(g));
+	assert_int_equal(input_getevent_open_mem(NULL, 0, "empty", NULL, &g),
+			 0);
+	assert_string_equal(input_getevent_device(g), "");
+	assert_null(input_getevent_device_name(g));
 	drain(g, &e);
-	getevent_free(g);
+	input_getevent_free(g);
 	assert_int_equal(e.n, 0);
 	assert_int_equal(e.st.lines, 0);
 	assert_int_equal(e.st.devices, 0);
@@ -708,14 +722,15 @@ test_nul_byte(void **state)
 		"00000000\n"
 		"[       1.000000] EV_SYN       SYN_REPORT           "
 		"00000000\n";
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 	struct events e;
 
 	(void)state;
 	assert_int_equal(
-		getevent_open_mem(log, sizeof(log) - 1, "nul", NULL, &g), 0);
+		input_getevent_open_mem(log, sizeof(log) - 1, "nul", NULL, &g),
+		0);
 	drain(g, &e);
-	getevent_free(g);
+	input_getevent_free(g);
 	assert_int_equal(e.n, 2);
 	assert_int_equal(e.st.skipped, 1);
 	assert_int_equal(e.st.lines, 3);
@@ -746,25 +761,27 @@ test_uinput(void **state)
 		"00000001\n"
 		"[ 1.000000] /dev/input/event7: EV_SYN SYN_REPORT 00000000\n"
 		"[ 1.000000] /dev/input/event1: EV_KEY KEY_VOLUMEUP DOWN\n";
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 	struct events e;
 
 	(void)state;
-	assert_int_equal(getevent_open_mem(log, sizeof(log) - 1, "t", NULL, &g),
-			 0);
-	assert_string_equal(getevent_device(g), "/dev/input/event3");
+	assert_int_equal(
+		input_getevent_open_mem(log, sizeof(log) - 1, "t", NULL, &g),
+		0);
+	assert_string_equal(input_getevent_device(g), "/dev/input/event3");
 	drain(g, &e);
-	getevent_free(g);
+	input_getevent_free(g);
 	assert_int_equal(e.n, 2);
 	assert_int_equal(e.st.other_events, 4);
 	assert_int_equal(e.st.skipped, 0);
 
-	assert_int_equal(getevent_open_mem(only_uinput, sizeof(only_uinput) - 1,
-					   "t", NULL, &g),
+	assert_int_equal(input_getevent_open_mem(only_uinput,
+						 sizeof(only_uinput) - 1, "t",
+						 NULL, &g),
 			 0);
-	assert_string_equal(getevent_device(g), "/dev/input/event7");
-	assert_string_equal(getevent_device_name(g), "touch_uinput");
-	getevent_free(g);
+	assert_string_equal(input_getevent_device(g), "/dev/input/event7");
+	assert_string_equal(input_getevent_device_name(g), "touch_uinput");
+	input_getevent_free(g);
 }
 
 /* Of two real screens, the busier one; the order does not matter. */
@@ -776,20 +793,22 @@ test_busiest_screen(void **state)
 	static const char b[] = "[ 1.000000] /dev/input/event4: EV_ABS "
 				"ABS_MT_POSITION_X 00000001\n";
 	char log[512];
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 	int n;
 
 	(void)state;
 	n = snprintf(log, sizeof(log), "%s%s%s", a, b, b);
 	assert_true(n > 0 && (size_t)n < sizeof(log));
-	assert_int_equal(getevent_open_mem(log, (size_t)n, "t", NULL, &g), 0);
-	assert_string_equal(getevent_device(g), "/dev/input/event4");
-	getevent_free(g);
+	assert_int_equal(input_getevent_open_mem(log, (size_t)n, "t", NULL, &g),
+			 0);
+	assert_string_equal(input_getevent_device(g), "/dev/input/event4");
+	input_getevent_free(g);
 	n = snprintf(log, sizeof(log), "%s%s%s", b, a, a);
 	assert_true(n > 0 && (size_t)n < sizeof(log));
-	assert_int_equal(getevent_open_mem(log, (size_t)n, "t", NULL, &g), 0);
-	assert_string_equal(getevent_device(g), "/dev/input/event2");
-	getevent_free(g);
+	assert_int_equal(input_getevent_open_mem(log, (size_t)n, "t", NULL, &g),
+			 0);
+	assert_string_equal(input_getevent_device(g), "/dev/input/event2");
+	input_getevent_free(g);
 }
 
 static void
@@ -798,12 +817,13 @@ test_no_touch_screen(void **state)
 	static const char log[] =
 		"[ 1.000000] /dev/input/event1: EV_KEY KEY_POWER DOWN\n"
 		"[ 1.000000] /dev/input/event1: EV_SYN SYN_REPORT 00000000\n";
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 	struct events e;
 
 	(void)state;
-	assert_int_equal(getevent_open_mem(log, sizeof(log) - 1, "t", NULL, &g),
-			 -ENODEV);
+	assert_int_equal(
+		input_getevent_open_mem(log, sizeof(log) - 1, "t", NULL, &g),
+		-ENODEV);
 	assert_null(g);
 	assert_int_equal(open_mem(log, "/dev/input/event1", &e), 0);
 	assert_int_equal(e.n, 2);
@@ -845,7 +865,7 @@ test_too_many_devices(void **state)
 static void
 test_too_big(void **state)
 {
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 	const char *dir = getenv("TMPDIR");
 	char path[4096];
 	void *map;
@@ -856,8 +876,9 @@ test_too_big(void **state)
 	map = mmap(NULL, FILE_MAX + 1, PROT_READ,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	assert_true(map != MAP_FAILED);
-	assert_int_equal(getevent_open_mem(map, FILE_MAX + 1, "big", NULL, &g),
-			 -EFBIG);
+	assert_int_equal(
+		input_getevent_open_mem(map, FILE_MAX + 1, "big", NULL, &g),
+		-EFBIG);
 	assert_null(g);
 	munmap(map, FILE_MAX + 1);
 
@@ -869,7 +890,7 @@ test_too_big(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, (off_t)FILE_MAX + 1), 0);
 	close(fd);
-	assert_int_equal(getevent_open(path, NULL, &g), -EFBIG);
+	assert_int_equal(input_getevent_open(path, NULL, &g), -EFBIG);
 	assert_null(g);
 	unlink(path);
 }
@@ -877,15 +898,16 @@ test_too_big(void **state)
 static void
 test_missing_file(void **state)
 {
-	struct getevent *g = NULL;
+	struct input_getevent *g = NULL;
 
 	(void)state;
-	assert_int_equal(getevent_open(LOCAL_DIR "no-such-file", NULL, &g),
-			 -ENOENT);
+	assert_int_equal(
+		input_getevent_open(LOCAL_DIR "no-such-file", NULL, &g),
+		-ENOENT);
 	assert_null(g);
-	assert_int_equal(getevent_open(LOCAL_DIR, NULL, &g), -EISDIR);
+	assert_int_equal(input_getevent_open(LOCAL_DIR, NULL, &g), -EISDIR);
 	assert_null(g);
-	getevent_free(NULL);
+	input_getevent_free(NULL);
 }
 
 int
