@@ -402,6 +402,22 @@ opt_retain_days(const char *arg, void *dst)
 	return 0;
 }
 
+/*
+ * The options run and replay share, in their place in both: the sources,
+ * the device, the database and the API.  Both option structs name them
+ * alike.
+ */
+#define SOURCE_OPTIONS(o)                                                      \
+	{"input", &(o).input, NULL, NULL},                                     \
+		{"frames", &(o).frames, NULL, NULL},                           \
+		{"foreground", &(o).foreground, NULL, NULL},                   \
+		{"device", &(o).device, NULL, NULL},                           \
+		{"db", &(o).db, NULL, NULL},                                   \
+		{"listen", &(o).listen, NULL, NULL},                           \
+	{                                                                      \
+		"token-file", &(o).token_file, NULL, NULL                      \
+	}
+
 static int
 cmd_replay(int argc, char **argv)
 {
@@ -412,13 +428,7 @@ cmd_replay(int argc, char **argv)
 	{
 		const struct cmd_option opts[] = {
 			{"session", &o.session, NULL, NULL},
-			{"input", &o.input, NULL, NULL},
-			{"frames", &o.frames, NULL, NULL},
-			{"foreground", &o.foreground, NULL, NULL},
-			{"device", &o.device, NULL, NULL},
-			{"db", &o.db, NULL, NULL},
-			{"listen", &o.listen, NULL, NULL},
-			{"token-file", &o.token_file, NULL, NULL},
+			SOURCE_OPTIONS(o),
 			{"pace", NULL, opt_pace, &o.pace},
 		};
 
@@ -449,13 +459,7 @@ cmd_run(int argc, char **argv)
 	live_options_init(&o);
 	{
 		const struct cmd_option opts[] = {
-			{"input", &o.input, NULL, NULL},
-			{"frames", &o.frames, NULL, NULL},
-			{"foreground", &o.foreground, NULL, NULL},
-			{"device", &o.device, NULL, NULL},
-			{"db", &o.db, NULL, NULL},
-			{"listen", &o.listen, NULL, NULL},
-			{"token-file", &o.token_file, NULL, NULL},
+			SOURCE_OPTIONS(o),
 			{"pidfile", &o.pidfile, NULL, NULL},
 			{"log-file", &o.log_file, NULL, NULL},
 			{"retain-days", NULL, opt_retain_days, &o.retain_days},
