@@ -226,7 +226,10 @@ static const struct option threshold_options[] = {
 	{"settle-cap-ms", required_argument, NULL, OPT_CAP_MS},
 };
 
-/* Options every command shares; they come last, as they always have. */
+/*
+ * Options every command shares.  They come last: getopt lists the matches
+ * of an ambiguous abbreviation in table order, and that text stays put.
+ */
 static const struct option verbosity_options[] = {
 	{"verbose", no_argument, NULL, 'v'},
 	{"quiet", no_argument, NULL, 'q'},
