@@ -263,33 +263,34 @@ event_m(struct trace *t, const char *name, int tid, const char *key,
 		name, t->pid, tid, key, value);
 }
 
-/* Names the tracks an app used, once its taps are all written. */
+/*
+ * Names n lanes from tid on: the first is plain label, the others
+ * "label #2" and on, sorted in the order of their tids.
+ */
 static void
-end_app(struct trace *t)
+name_lanes(struct trace *t, int n, int tid, const char *label)
 {
 	char name[32], value[16];
 	int i;
 
-	for (i = 0; i < t->taps.n; i++) {
+	for (i = 0; i < n; i++) {
 		if (i == 0)
-			snprintf(name, sizeof(name), "\"taps\"");
+			snprintf(name, sizeof(name), "\"%s\"", label);
 		else
-			snprintf(name, sizeof(name), "\"taps #%d\"", i + 1);
-		event_m(t, "thread_name", TID_TAPS + i, "name", name);
-		snprintf(value, sizeof(value), "%d", TID_TAPS + i);
-		event_m(t, "thread_sort_index", TID_TAPS + i, "sort_index",
-			value);
+			snprintf(name, sizeof(name), "\"%s #%d\"", label,
+				 i + 1);
+		event_m(t, "thread_name", tid + i, "name", name);
+		snprintf(value, sizeof(value), "%d", tid + i);
+		event_m(t, "thread_sort_index", tid + i, "sort_index", value);
 	}
-	for (i = 0; i < t->frame_lanes.n; i++) {
-		if (i == 0)
-			snprintf(name, sizeof(name), "\"frames\"");
-		else
-			snprintf(name, sizeof(name), "\"frames #%d\"", i + 1);
-		event_m(t, "thread_name", TID_FRAMES + i, "name", name);
-		snprintf(value, sizeof(value), "%d", TID_FRAMES + i);
-		event_m(t, "thread_sort_index", TID_FRAMES + i, "sort_index",
-			value);
-	}
+}
+
+/* Names the tracks an app used, once its taps are all written. */
+static void
+end_app(struct trace *t)
+{
+	name_lanes(t, t->taps.n, TID_TAPS, "taps");
+	name_lanes(t, t->frame_lanes.n, TID_FRAMES, "frames");
 	t->taps.n = 0;
 	t->frame_lanes.n = 0;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "loop.h"
 
 /*
  * One waiting call.  It lives on the caller's stack: the caller never
@@ -121,13 +122,7 @@ control_call(struct control *c, struct control_request *req, int timeout_ms)
 		return -EINVAL;
 	if (timeout_ms < 0)
 		timeout_ms = 0;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (deadline.tv_nsec >= 1000000000) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000;
-	}
+	loop_deadline(&deadline, timeout_ms);
 	pthread_mutex_lock(&c->lock);
 	if (c->shutdown) {
 		pthread_mutex_unlock(&c->lock);

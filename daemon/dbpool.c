@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "loop.h"
 #include "store.h"
 
 #define DBPOOL_MAX_SIZE 64
@@ -242,13 +243,7 @@ dbpool_get(struct dbpool *pool, int timeout_ms, struct store **out)
 
 	if (timeout_ms < 0)
 		timeout_ms = 0;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (deadline.tv_nsec >= 1000000000) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000;
-	}
+	loop_deadline(&deadline, timeout_ms);
 	pthread_mutex_lock(&pool->lock);
 	while (pool->nfree == 0) {
 		if (pthread_cond_timedwait(&pool->cond, &pool->lock,

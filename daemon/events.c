@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "loop.h"
+
 #define EVENTS_DEFAULT_CAPACITY 1024
 /* More would only hold memory no reader could be that far behind. */
 #define EVENTS_MAX_CAPACITY (1u << 20)
@@ -122,18 +124,6 @@ events_head(struct events *ev)
 	return head;
 }
 
-static void
-deadline_after(struct timespec *ts, int timeout_ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += timeout_ms / 1000;
-	ts->tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (ts->tv_nsec >= 1000000000) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000;
-	}
-}
-
 int
 events_wait(struct events *ev, uint64_t *seq, int timeout_ms, char **json,
 	    uint64_t *missed)
@@ -147,7 +137,7 @@ events_wait(struct events *ev, uint64_t *seq, int timeout_ms, char **json,
 		return -EINVAL;
 	if (timeout_ms < 0)
 		timeout_ms = 0;
-	deadline_after(&deadline, timeout_ms);
+	loop_deadline(&deadline, timeout_ms);
 	pthread_mutex_lock(&ev->lock);
 	for (;;) {
 		if (ev->shutdown) {

@@ -145,33 +145,17 @@ report(struct foreground_live *fl, enum status_health health, const char *fmt,
 static int
 grow(struct foreground_live *fl, size_t need)
 {
-	size_t cap = fl->cap ? fl->cap : 16;
-	void *p;
+	const struct foreground_topapp_array a[] = {
+		{&fl->cands, sizeof(*fl->cands)},
+		{&fl->dkey, sizeof(*fl->dkey)},
+		{&fl->tmpkey, sizeof(*fl->tmpkey)},
+		{&fl->ask_procs, sizeof(*fl->ask_procs)},
+		{&fl->ask_cands, sizeof(*fl->ask_cands)},
+		{&fl->ask_key, sizeof(*fl->ask_key)},
+	};
 
-	if (need <= fl->cap)
-		return 0;
-	while (cap < need)
-		cap *= 2;
-	if (!(p = realloc(fl->cands, cap * sizeof(*fl->cands))))
-		return -ENOMEM;
-	fl->cands = p;
-	if (!(p = realloc(fl->dkey, cap * sizeof(*fl->dkey))))
-		return -ENOMEM;
-	fl->dkey = p;
-	if (!(p = realloc(fl->tmpkey, cap * sizeof(*fl->tmpkey))))
-		return -ENOMEM;
-	fl->tmpkey = p;
-	if (!(p = realloc(fl->ask_procs, cap * sizeof(*fl->ask_procs))))
-		return -ENOMEM;
-	fl->ask_procs = p;
-	if (!(p = realloc(fl->ask_cands, cap * sizeof(*fl->ask_cands))))
-		return -ENOMEM;
-	fl->ask_cands = p;
-	if (!(p = realloc(fl->ask_key, cap * sizeof(*fl->ask_key))))
-		return -ENOMEM;
-	fl->ask_key = p;
-	fl->cap = cap;
-	return 0;
+	return foreground_topapp_grow(a, sizeof(a) / sizeof(*a), &fl->cap,
+				      need);
 }
 
 /*

@@ -241,24 +241,38 @@ read_entry(const struct foreground_topapp *fl, int32_t pid, uint64_t start,
 	return 0;
 }
 
+int
+foreground_topapp_grow(const struct foreground_topapp_array *a, size_t n,
+		       size_t *cap, size_t need)
+{
+	size_t c = *cap ? *cap : 16, i;
+	void *old, *p;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	/* The pointers move through memcpy: their types differ. */
+	for (i = 0; i < n; i++) {
+		memcpy(&old, a[i].ptr, sizeof(old));
+		if (!(p = realloc(old, c * a[i].size)))
+			return -ENOMEM;
+		memcpy(a[i].ptr, &p, sizeof(p));
+	}
+	*cap = c;
+	return 0;
+}
+
 static int
 grow(struct foreground_topapp *fl, size_t need)
 {
-	size_t cap = fl->cap ? fl->cap : 16;
-	void *p;
+	const struct foreground_topapp_array a[] = {
+		{&fl->cache, sizeof(*fl->cache)},
+		{&fl->next, sizeof(*fl->next)},
+	};
 
-	if (need <= fl->cap)
-		return 0;
-	while (cap < need)
-		cap *= 2;
-	if (!(p = realloc(fl->cache, cap * sizeof(*fl->cache))))
-		return -ENOMEM;
-	fl->cache = p;
-	if (!(p = realloc(fl->next, cap * sizeof(*fl->next))))
-		return -ENOMEM;
-	fl->next = p;
-	fl->cap = cap;
-	return 0;
+	return foreground_topapp_grow(a, sizeof(a) / sizeof(*a), &fl->cap,
+				      need);
 }
 
 /*

@@ -81,4 +81,20 @@ int foreground_topapp_oom(const struct foreground_topapp *t, int32_t pid);
 void foreground_topapp_get_stats(const struct foreground_topapp *t,
 				 struct foreground_topapp_stats *st);
 
+/*
+ * One of several arrays that grow together: the address of its pointer
+ * and the size of an element.
+ */
+struct foreground_topapp_array {
+	void *ptr;
+	size_t size;
+};
+
+/*
+ * Grows the n arrays to hold need elements each, doubling *cap from 16;
+ * *cap changes only when all of them grew.  Returns 0 or -ENOMEM.
+ */
+int foreground_topapp_grow(const struct foreground_topapp_array *a, size_t n,
+			   size_t *cap, size_t need);
+
 #endif

@@ -120,11 +120,7 @@ on_lat_frame(void *arg, const struct frames_latency_frame *f)
 	struct lat_emit *e = arg;
 	struct correlate_frame cf;
 
-	memset(&cf, 0, sizeof(cf));
-	cf.app = f->app;
-	cf.layer = f->layer;
-	cf.start_ns = f->desired_ns;
-	cf.present_ns = f->present_ns;
+	frames_latency_frame_to_correlate(f, &cf);
 	e->fl->st->frames++;
 	return e->cb(e->ctx, &cf);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "correlate.h"
 #include "frames_latency_int.h"
 
 int
@@ -168,4 +169,15 @@ frames_latency_layer_package(const char *layer, char *buf, size_t size)
 	memcpy(buf, p, len);
 	buf[len] = '\0';
 	return 0;
+}
+
+void
+frames_latency_frame_to_correlate(const struct frames_latency_frame *f,
+				  struct correlate_frame *cf)
+{
+	memset(cf, 0, sizeof(*cf));
+	cf->app = f->app;
+	cf->layer = f->layer;
+	cf->start_ns = f->desired_ns;
+	cf->present_ns = f->present_ns;
 }

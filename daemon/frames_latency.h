@@ -224,6 +224,15 @@ struct frames_latency_frame {
 typedef int (*frames_latency_frame_cb)(
 	void *ctx, const struct frames_latency_frame *frame);
 
+struct correlate_frame;
+
+/*
+ * Fills *cf from f for the correlator: the queue time (desired_ns) is the
+ * nearest this source has to a frame's start.
+ */
+void frames_latency_frame_to_correlate(const struct frames_latency_frame *f,
+				       struct correlate_frame *cf);
+
 /*
  * The parts come after the types above, which they use: the header of a
  * part includes this one first.

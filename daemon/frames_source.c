@@ -89,12 +89,7 @@ on_latency_frame(void *ctx, const struct frames_latency_frame *f)
 	struct frames_source *fs = ctx;
 	struct correlate_frame cf;
 
-	memset(&cf, 0, sizeof(cf));
-	cf.app = f->app;
-	cf.layer = f->layer;
-	/* The queue time is the nearest this source has to a frame's start. */
-	cf.start_ns = f->desired_ns;
-	cf.present_ns = f->present_ns;
+	frames_latency_frame_to_correlate(f, &cf);
 	return feed(fs, &cf);
 }
 

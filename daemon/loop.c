@@ -60,6 +60,18 @@ loop_realtime_ns(void)
 	return ts.tv_sec * INT64_C(1000000000) + ts.tv_nsec;
 }
 
+void
+loop_deadline(struct timespec *ts, int timeout_ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += timeout_ms / 1000;
+	ts->tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (ts->tv_nsec >= 1000000000) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000;
+	}
+}
+
 int
 loop_new(struct loop **out)
 {

@@ -7,6 +7,7 @@
 #define TAPD_LOOP_H
 
 #include <stdint.h>
+#include <time.h>
 
 struct loop;
 
@@ -61,5 +62,11 @@ void loop_stop(struct loop *l);
 /* CLOCK_MONOTONIC and CLOCK_REALTIME now, in ns. */
 int64_t loop_now_ns(void);
 int64_t loop_realtime_ns(void);
+
+/*
+ * Sets *ts to timeout_ms from now on CLOCK_MONOTONIC, the clock the
+ * daemon's condition variables wait on.
+ */
+void loop_deadline(struct timespec *ts, int timeout_ms);
 
 #endif

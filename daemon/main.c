@@ -207,33 +207,55 @@ opt_slop(const char *name, const char *arg, double *out)
 	return 0;
 }
 
-/* Options every command shares: thresholds and verbosity. */
+/* Options of the thresholds, which run and replay share. */
 enum {
 	OPT_SLOP_PX = 200,
 	OPT_SLOP_DP,
 	OPT_LONG_PRESS,
 	OPT_QUIET_MS,
 	OPT_CAP_MS,
+	/* A command's own options: OPT_OWN + their index in its table. */
+	OPT_OWN = 256,
 };
 
-#define THRESHOLD_OPTIONS                                                      \
-	{"slop-px", required_argument, NULL, OPT_SLOP_PX},                     \
-		{"slop-dp", required_argument, NULL, OPT_SLOP_DP},             \
-		{"long-press-ms", required_argument, NULL, OPT_LONG_PRESS},    \
-		{"settle-quiet-ms", required_argument, NULL, OPT_QUIET_MS},    \
-		{"settle-cap-ms", required_argument, NULL, OPT_CAP_MS},        \
-		{"verbose", no_argument, NULL, 'v'},                           \
-		{"quiet", no_argument, NULL, 'q'},                             \
-	{                                                                      \
-		"help", no_argument, NULL, 'h'                                 \
-	}
+static const struct option threshold_options[] = {
+	{"slop-px", required_argument, NULL, OPT_SLOP_PX},
+	{"slop-dp", required_argument, NULL, OPT_SLOP_DP},
+	{"long-press-ms", required_argument, NULL, OPT_LONG_PRESS},
+	{"settle-quiet-ms", required_argument, NULL, OPT_QUIET_MS},
+	{"settle-cap-ms", required_argument, NULL, OPT_CAP_MS},
+};
 
 /*
- * Handles an option of THRESHOLD_OPTIONS: returns 1 when it was one, 0
- * when it was not, -1 on a bad value (logged).
+ * Options every command shares.  They come last: getopt lists the matches
+ * of an ambiguous abbreviation in table order, and that text stays put.
+ */
+static const struct option verbosity_options[] = {
+	{"verbose", no_argument, NULL, 'v'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+};
+
+/*
+ * One option of a command's own: a string kept as given (str), or a value
+ * parse() checks and stores at dst, logging a bad one and returning < 0.
+ */
+struct cmd_option {
+	const char *name;
+	const char **str;
+	int (*parse)(const char *arg, void *dst);
+	void *dst;
+};
+
+#define CMD_OPTIONS_MAX 32
+#define N_OPTIONS(a)	(sizeof(a) / sizeof(*(a)))
+
+/*
+ * Handles a threshold option: returns 1 when it was one, 0 when it was
+ * not, -1 on a bad value (logged).
  */
 static int
-common_option(int c, struct pipeline_options *t, int *level)
+threshold_option(int c, struct pipeline_options *t)
 {
 	switch (c) {
 	case OPT_SLOP_PX:
@@ -255,15 +277,6 @@ common_option(int c, struct pipeline_options *t, int *level)
 			      &t->settle_cap_ns) < 0
 			       ? -1
 			       : 1;
-	case 'v':
-		if (*level < LOG_LEVEL_DEBUG)
-			(*level)++;
-		log_set_level(*level);
-		return 1;
-	case 'q':
-		*level = LOG_LEVEL_ERROR;
-		log_set_level(*level);
-		return 1;
 	}
 	return 0;
 }
@@ -278,83 +291,70 @@ check_thresholds(const struct pipeline_options *t)
 	return 0;
 }
 
+/*
+ * The option loop of every command: its own options from opts, then the
+ * thresholds when it takes them (t), then verbosity and help.  Returns the
+ * exit code when the command ends here (help, or a bad command line), or
+ * -1 when the options are good and the command goes on.
+ */
 static int
-cmd_replay(int argc, char **argv)
+parse_command(int argc, char **argv, const struct cmd_option *opts, size_t n,
+	      struct pipeline_options *t)
 {
-	enum {
-		OPT_SESSION = 256,
-		OPT_INPUT,
-		OPT_FRAMES,
-		OPT_FOREGROUND,
-		OPT_DEVICE,
-		OPT_DB,
-		OPT_LISTEN,
-		OPT_TOKEN_FILE,
-		OPT_PACE,
-	};
-	static const struct option longopts[] = {
-		{"session", required_argument, NULL, OPT_SESSION},
-		{"input", required_argument, NULL, OPT_INPUT},
-		{"frames", required_argument, NULL, OPT_FRAMES},
-		{"foreground", required_argument, NULL, OPT_FOREGROUND},
-		{"device", required_argument, NULL, OPT_DEVICE},
-		{"db", required_argument, NULL, OPT_DB},
-		{"listen", required_argument, NULL, OPT_LISTEN},
-		{"token-file", required_argument, NULL, OPT_TOKEN_FILE},
-		{"pace", required_argument, NULL, OPT_PACE},
-		THRESHOLD_OPTIONS,
-		{NULL, 0, NULL, 0},
-	};
-	struct replay_options o;
+	struct option longopts[CMD_OPTIONS_MAX];
+	size_t i, k = 0;
 	int level = LOG_LEVEL_WARN;
-	int c, rc = 0;
+	int c, rc;
 
-	replay_options_init(&o);
+	/* The tables are fixed; this only guards the array against a new one.
+	 */
+	if (n + N_OPTIONS(threshold_options) + N_OPTIONS(verbosity_options) >=
+	    CMD_OPTIONS_MAX) {
+		log_error("too many options");
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		longopts[k].name = opts[i].name;
+		longopts[k].has_arg = required_argument;
+		longopts[k].flag = NULL;
+		longopts[k].val = OPT_OWN + (int)i;
+		k++;
+	}
+	for (i = 0; t && i < N_OPTIONS(threshold_options); i++)
+		longopts[k++] = threshold_options[i];
+	for (i = 0; i < N_OPTIONS(verbosity_options); i++)
+		longopts[k++] = verbosity_options[i];
+	memset(&longopts[k], 0, sizeof(*longopts));
+
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
+		if (c >= OPT_OWN && (size_t)(c - OPT_OWN) < n) {
+			const struct cmd_option *co = &opts[c - OPT_OWN];
+
+			if (co->str)
+				*co->str = optarg;
+			else if (co->parse(optarg, co->dst) < 0)
+				return 2;
+			continue;
+		}
 		switch (c) {
-		case OPT_SESSION:
-			o.session = optarg;
-			break;
-		case OPT_INPUT:
-			o.input = optarg;
-			break;
-		case OPT_FRAMES:
-			o.frames = optarg;
-			break;
-		case OPT_FOREGROUND:
-			o.foreground = optarg;
-			break;
-		case OPT_DEVICE:
-			o.device = optarg;
-			break;
-		case OPT_DB:
-			o.db = optarg;
-			break;
-		case OPT_LISTEN:
-			o.listen = optarg;
-			break;
-		case OPT_TOKEN_FILE:
-			o.token_file = optarg;
-			break;
-		case OPT_PACE:
-			if (parse_double(optarg, 0.001, 1000000, &o.pace) < 0) {
-				log_error("invalid --pace '%s': expected a "
-					  "number from 0.001 to 1000000",
-					  optarg);
-				rc = -EINVAL;
-			}
-			break;
+		case 'v':
+			if (level < LOG_LEVEL_DEBUG)
+				level++;
+			log_set_level(level);
+			continue;
+		case 'q':
+			level = LOG_LEVEL_ERROR;
+			log_set_level(level);
+			continue;
 		case 'h':
 			usage(stdout);
 			return 0;
-		default:
-			rc = common_option(c, &o.thresholds, &level);
-			if (rc == 0) {
-				usage(stderr);
-				return 2;
-			}
-			break;
+		}
+		rc = t ? threshold_option(c, t) : 0;
+		if (rc == 0) {
+			usage(stderr);
+			return 2;
 		}
 		if (rc < 0)
 			return 2;
@@ -363,8 +363,83 @@ cmd_replay(int argc, char **argv)
 		log_error("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
-	if (check_thresholds(&o.thresholds) < 0)
+	if (t && check_thresholds(t) < 0)
 		return 2;
+	return -1;
+}
+
+/* The exit code of a command's run: 2 for a bad setting, 1 for a failure. */
+static int
+exit_code(int rc)
+{
+	if (rc == -EINVAL)
+		return 2;
+	return rc < 0 ? 1 : 0;
+}
+
+static int
+opt_pace(const char *arg, void *dst)
+{
+	if (parse_double(arg, 0.001, 1000000, dst) < 0) {
+		log_error("invalid --pace '%s': expected a "
+			  "number from 0.001 to 1000000",
+			  arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+opt_retain_days(const char *arg, void *dst)
+{
+	int64_t days;
+
+	if (parse_int64(arg, 0, 36500, &days) < 0) {
+		log_error("invalid --retain-days '%s': expected "
+			  "a whole number from 0 (keep all) to "
+			  "36500",
+			  arg);
+		return -EINVAL;
+	}
+	*(int *)dst = (int)days;
+	return 0;
+}
+
+/*
+ * The options run and replay share, in their place in both: the sources,
+ * the device, the database and the API.  Both option structs name them
+ * alike.
+ */
+#define SOURCE_OPTIONS(o)                                                      \
+	{"input", &(o).input, NULL, NULL},                                     \
+		{"frames", &(o).frames, NULL, NULL},                           \
+		{"foreground", &(o).foreground, NULL, NULL},                   \
+		{"device", &(o).device, NULL, NULL},                           \
+		{"db", &(o).db, NULL, NULL},                                   \
+		{"listen", &(o).listen, NULL, NULL},                           \
+	{                                                                      \
+		"token-file", &(o).token_file, NULL, NULL                      \
+	}
+
+static int
+cmd_replay(int argc, char **argv)
+{
+	struct replay_options o;
+	int rc;
+
+	replay_options_init(&o);
+	{
+		const struct cmd_option opts[] = {
+			{"session", &o.session, NULL, NULL},
+			SOURCE_OPTIONS(o),
+			{"pace", NULL, opt_pace, &o.pace},
+		};
+
+		rc = parse_command(argc, argv, opts, N_OPTIONS(opts),
+				   &o.thresholds);
+		if (rc >= 0)
+			return rc;
+	}
 	if (!o.db) {
 		log_error("replay needs --db PATH");
 		return 2;
@@ -375,133 +450,34 @@ cmd_replay(int argc, char **argv)
 	}
 	o.stop = &stop_flag;
 	catch_stop_signals();
-	rc = replay_run(&o, stdout);
-	if (rc == -EINVAL)
-		return 2;
-	return rc < 0 ? 1 : 0;
+	return exit_code(replay_run(&o, stdout));
 }
 
 static int
 cmd_run(int argc, char **argv)
 {
-	enum {
-		OPT_INPUT = 256,
-		OPT_FRAMES,
-		OPT_FOREGROUND,
-		OPT_DEVICE,
-		OPT_DB,
-		OPT_LISTEN,
-		OPT_TOKEN_FILE,
-		OPT_PIDFILE,
-		OPT_LOG_FILE,
-		OPT_RETAIN,
-		OPT_SYSROOT,
-		OPT_PERFETTO,
-		OPT_DUMPSYS,
-		OPT_GETPROP,
-		OPT_TRACE_DIR,
-	};
-	static const struct option longopts[] = {
-		{"input", required_argument, NULL, OPT_INPUT},
-		{"frames", required_argument, NULL, OPT_FRAMES},
-		{"foreground", required_argument, NULL, OPT_FOREGROUND},
-		{"device", required_argument, NULL, OPT_DEVICE},
-		{"db", required_argument, NULL, OPT_DB},
-		{"listen", required_argument, NULL, OPT_LISTEN},
-		{"token-file", required_argument, NULL, OPT_TOKEN_FILE},
-		{"pidfile", required_argument, NULL, OPT_PIDFILE},
-		{"log-file", required_argument, NULL, OPT_LOG_FILE},
-		{"retain-days", required_argument, NULL, OPT_RETAIN},
-		{"sysroot", required_argument, NULL, OPT_SYSROOT},
-		{"perfetto-bin", required_argument, NULL, OPT_PERFETTO},
-		{"dumpsys-bin", required_argument, NULL, OPT_DUMPSYS},
-		{"getprop-bin", required_argument, NULL, OPT_GETPROP},
-		{"trace-dir", required_argument, NULL, OPT_TRACE_DIR},
-		THRESHOLD_OPTIONS,
-		{NULL, 0, NULL, 0},
-	};
 	struct live_options o;
-	int level = LOG_LEVEL_WARN;
-	int64_t days;
-	int c, rc = 0;
+	int rc;
 
 	live_options_init(&o);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_INPUT:
-			o.input = optarg;
-			break;
-		case OPT_FRAMES:
-			o.frames = optarg;
-			break;
-		case OPT_FOREGROUND:
-			o.foreground = optarg;
-			break;
-		case OPT_DEVICE:
-			o.device = optarg;
-			break;
-		case OPT_DB:
-			o.db = optarg;
-			break;
-		case OPT_LISTEN:
-			o.listen = optarg;
-			break;
-		case OPT_TOKEN_FILE:
-			o.token_file = optarg;
-			break;
-		case OPT_PIDFILE:
-			o.pidfile = optarg;
-			break;
-		case OPT_LOG_FILE:
-			o.log_file = optarg;
-			break;
-		case OPT_RETAIN:
-			if (parse_int64(optarg, 0, 36500, &days) < 0) {
-				log_error(
-					"invalid --retain-days '%s': expected "
-					"a whole number from 0 (keep all) to "
-					"36500",
-					optarg);
-				rc = -1;
-			}
-			o.retain_days = (int)days;
-			break;
-		case OPT_SYSROOT:
-			o.sysroot = optarg;
-			break;
-		case OPT_PERFETTO:
-			o.perfetto_bin = optarg;
-			break;
-		case OPT_DUMPSYS:
-			o.dumpsys_bin = optarg;
-			break;
-		case OPT_GETPROP:
-			o.getprop_bin = optarg;
-			break;
-		case OPT_TRACE_DIR:
-			o.trace_dir = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			rc = common_option(c, &o.thresholds, &level);
-			if (rc == 0) {
-				usage(stderr);
-				return 2;
-			}
-			break;
-		}
-		if (rc < 0)
-			return 2;
+	{
+		const struct cmd_option opts[] = {
+			SOURCE_OPTIONS(o),
+			{"pidfile", &o.pidfile, NULL, NULL},
+			{"log-file", &o.log_file, NULL, NULL},
+			{"retain-days", NULL, opt_retain_days, &o.retain_days},
+			{"sysroot", &o.sysroot, NULL, NULL},
+			{"perfetto-bin", &o.perfetto_bin, NULL, NULL},
+			{"dumpsys-bin", &o.dumpsys_bin, NULL, NULL},
+			{"getprop-bin", &o.getprop_bin, NULL, NULL},
+			{"trace-dir", &o.trace_dir, NULL, NULL},
+		};
+
+		rc = parse_command(argc, argv, opts, N_OPTIONS(opts),
+				   &o.thresholds);
+		if (rc >= 0)
+			return rc;
 	}
-	if (optind < argc) {
-		log_error("unexpected argument '%s'", argv[optind]);
-		return 2;
-	}
-	if (check_thresholds(&o.thresholds) < 0)
-		return 2;
 #ifndef TAPD_ANDROID
 	/* The Android build has a default (live.c); others must be told. */
 	if (!o.db) {
@@ -509,66 +485,26 @@ cmd_run(int argc, char **argv)
 		return 2;
 	}
 #endif
-	rc = live_run(&o);
-	if (rc == -EINVAL)
-		return 2;
-	return rc < 0 ? 1 : 0;
+	return exit_code(live_run(&o));
 }
 
 static int
 cmd_serve(int argc, char **argv)
 {
-	enum {
-		OPT_DB = 256,
-		OPT_LISTEN,
-		OPT_TOKEN_FILE,
-	};
-	static const struct option longopts[] = {
-		{"db", required_argument, NULL, OPT_DB},
-		{"listen", required_argument, NULL, OPT_LISTEN},
-		{"token-file", required_argument, NULL, OPT_TOKEN_FILE},
-		{"verbose", no_argument, NULL, 'v'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct serve_options o;
-	int level = LOG_LEVEL_WARN;
-	int c, rc;
+	int rc;
 
 	memset(&o, 0, sizeof(o));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_DB:
-			o.db = optarg;
-			break;
-		case OPT_LISTEN:
-			o.listen = optarg;
-			break;
-		case OPT_TOKEN_FILE:
-			o.token_file = optarg;
-			break;
-		case 'v':
-			if (level < LOG_LEVEL_DEBUG)
-				level++;
-			log_set_level(level);
-			break;
-		case 'q':
-			level = LOG_LEVEL_ERROR;
-			log_set_level(level);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		log_error("unexpected argument '%s'", argv[optind]);
-		return 2;
+	{
+		const struct cmd_option opts[] = {
+			{"db", &o.db, NULL, NULL},
+			{"listen", &o.listen, NULL, NULL},
+			{"token-file", &o.token_file, NULL, NULL},
+		};
+
+		rc = parse_command(argc, argv, opts, N_OPTIONS(opts), NULL);
+		if (rc >= 0)
+			return rc;
 	}
 	if (!o.db) {
 		log_error("serve needs --db PATH");
@@ -576,10 +512,7 @@ cmd_serve(int argc, char **argv)
 	}
 	o.stop = &stop_flag;
 	catch_stop_signals();
-	rc = serve_run(&o);
-	if (rc == -EINVAL)
-		return 2;
-	return rc < 0 ? 1 : 0;
+	return exit_code(serve_run(&o));
 }
 
 int

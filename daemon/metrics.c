@@ -30,6 +30,7 @@
 #include "status.h"
 #include "store.h"
 #include "store_taps.h"
+#include "tapjson.h"
 #include "version.h"
 
 #define METRICS_APP_CAP 500
@@ -125,44 +126,6 @@ metrics_add_sat(int64_t a, int64_t b)
 }
 
 /*
- * The length of the valid UTF-8 sequence at s (1 to 4), or 0 when the
- * bytes there are not one: overlong forms, surrogates and code points past
- * U+10FFFF are refused, as Prometheus refuses them.
- */
-static size_t
-metrics_utf8_len(const unsigned char *s, size_t avail)
-{
-	size_t n, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		cp = s[0] & 0x1fu;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		cp = s[0] & 0x0fu;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		cp = s[0] & 0x07u;
-	} else {
-		return 0;
-	}
-	if (n > avail)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0u) != 0x80u)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3fu);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
-}
-
-/*
  * Writes the label value of an app name into out (METRICS_APP_MAX + 1
  * bytes): the name cut at a character boundary, invalid bytes as '?'.
  */
@@ -173,7 +136,8 @@ metrics_sanitize(const char *name, char *out)
 	size_t avail = strlen(name), o = 0, n;
 
 	while (avail > 0) {
-		n = metrics_utf8_len(s, avail);
+		/* Prometheus refuses what tapjson_utf8_len() refuses. */
+		n = tapjson_utf8_len(s);
 		if (n == 0) {
 			if (o + 1 > METRICS_APP_MAX)
 				break;

@@ -39,13 +39,8 @@ static const char csv_header[] =
 	"id,app,pid,kind,status,flags,t_down_ns,t_up_ns,wall_time,x,y,"
 	"first_frame_ms,settle_ms,frames,jank,session\r\n";
 
-/*
- * The length of the valid UTF-8 sequence at s (1..4), or 0 when s does
- * not start one: overlong forms, surrogates and code points above
- * U+10FFFF are invalid (RFC 3629).
- */
-static size_t
-utf8_seq(const unsigned char *s)
+size_t
+tapjson_utf8_len(const unsigned char *s)
 {
 	size_t n, i;
 	uint32_t cp;
@@ -83,7 +78,7 @@ utf8_valid(const char *s)
 	size_t n;
 
 	while (*p) {
-		n = utf8_seq(p);
+		n = tapjson_utf8_len(p);
 		if (n == 0)
 			return 0;
 		p += n;
@@ -107,7 +102,7 @@ utf8_clean(const char *s)
 		return NULL;
 	o = out;
 	while (*p) {
-		n = utf8_seq(p);
+		n = tapjson_utf8_len(p);
 		if (n == 0) {
 			memcpy(o, "\xef\xbf\xbd", 3);
 			o += 3;

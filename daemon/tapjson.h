@@ -84,4 +84,12 @@ const char *tapjson_csv_header(void);
  */
 int tapjson_csv_write(FILE *f, int64_t id, const struct store_tap *tap);
 
+/*
+ * The length of the valid UTF-8 sequence at s (1..4), or 0 when s does
+ * not start one: overlong forms, surrogates and code points above
+ * U+10FFFF are invalid (RFC 3629).  s is NUL-terminated: a sequence cut
+ * short by the end of the string is not one.
+ */
+size_t tapjson_utf8_len(const unsigned char *s);
+
 #endif
