@@ -451,6 +451,26 @@ start_pipeline(struct live *l)
 	return rc;
 }
 
+/* Every source of the command line, as "starting", until it reports. */
+static void
+starting(struct live *l)
+{
+	static const enum status_source of_role[SOURCE_ROLE_COUNT] = {
+		[SOURCE_ROLE_INPUT] = STATUS_SOURCE_INPUT,
+		[SOURCE_ROLE_FRAMES] = STATUS_SOURCE_FRAMES,
+		[SOURCE_ROLE_FOREGROUND] = STATUS_SOURCE_FOREGROUND,
+	};
+	size_t role;
+
+	for (role = 0; role < SOURCE_ROLE_COUNT; role++) {
+		if (!l->specs[role].kind)
+			continue;
+		status_set_source(l->status, of_role[role],
+				  STATUS_HEALTH_DEGRADED,
+				  l->specs[role].kind->name, "starting");
+	}
+}
+
 /*
  * The foreground first (its first sample), then the input, whose axis
  * ranges the pipeline is configured with, then the frames, which feed
@@ -623,6 +643,13 @@ live_run(const struct live_options *o)
 	rc = store_open(l.db, 0, &l.store);
 	if (rc < 0)
 		goto out;
+	/*
+	 * The API answers while the sources start (getprop, the first
+	 * perfetto session, the first foreground sample take time on a slow
+	 * device): until each reports, /v1/health says it is starting
+	 * rather than not configured.
+	 */
+	starting(&l);
 	rc = start_api(&l);
 	if (rc < 0)
 		goto out;
