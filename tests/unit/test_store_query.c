@@ -5,7 +5,6 @@
  * histogram path is checked against the exact one within its bound.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +18,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "fixture.h"
 #include "log.h"
 #include "store.h"
 #include "store_query.h"
@@ -30,49 +30,6 @@
 #define DAY_NS	(24 * HOUR_NS)
 /* 2025-12-01T00:00:00Z, a whole day. */
 #define DAY0 (1764547200LL * 1000000000LL)
-
-static char test_dir[512];
-
-static int
-remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
-group_setup(void **state)
-{
-	const char *tmp = getenv("TMPDIR");
-	int n;
-
-	(void)state;
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	n = snprintf(test_dir, sizeof(test_dir), "%s/tapd-test-query-XXXXXX",
-		     tmp);
-	if (n < 0 || (size_t)n >= sizeof(test_dir) || !mkdtemp(test_dir))
-		return -1;
-	return 0;
-}
-
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return nftw(test_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static void
-path_of(char *buf, size_t size, const char *name)
-{
-	int n;
-
-	n = snprintf(buf, size, "%s/%s", test_dir, name);
-	assert_true(n > 0 && (size_t)n < size);
-}
 
 static struct store_tap
 tap_of(const char *app, int64_t wall_ns, int64_t first_ms_x1000)
@@ -101,7 +58,7 @@ new_db(const char *name, char *path, size_t size)
 {
 	struct store *st = NULL;
 
-	path_of(path, size, name);
+	fixture_path(path, size, name);
 	assert_int_equal(store_open(path, 0, &st), 0);
 	return st;
 }
@@ -835,5 +792,6 @@ main(void)
 	};
 
 	log_init("test_store_query", LOG_LEVEL_WARN);
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, fixture_group_setup,
+				      fixture_group_teardown);
 }

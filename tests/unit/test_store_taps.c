@@ -4,7 +4,6 @@
  * read-only store as the API reads them.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "log.h"
 #include "store.h"
 #include "store_sql.h"
@@ -25,40 +25,6 @@
 /* 2025-12-01T00:00:00Z. */
 #define DAY0   (1764547200LL * 1000000000LL)
 #define MAXIDS 64
-
-static char test_dir[512];
-
-static int
-remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
-group_setup(void **state)
-{
-	const char *tmp = getenv("TMPDIR");
-	int n;
-
-	(void)state;
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	n = snprintf(test_dir, sizeof(test_dir), "%s/tapd-test-taps-XXXXXX",
-		     tmp);
-	if (n < 0 || (size_t)n >= sizeof(test_dir) || !mkdtemp(test_dir))
-		return -1;
-	return 0;
-}
-
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return nftw(test_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static struct store_tap
 tap_of(const char *app, const char *kind, const char *status, int64_t wall_ns)
@@ -161,10 +127,8 @@ reader(const char *name, int64_t *session)
 {
 	struct store *ro;
 	char path[600];
-	int n;
 
-	n = snprintf(path, sizeof(path), "%s/%s", test_dir, name);
-	assert_true(n > 0 && (size_t)n < sizeof(path));
+	fixture_path(path, sizeof(path), name);
 	fill(path, session);
 	assert_int_equal(store_open(path, STORE_OPEN_READONLY, &ro), 0);
 	return ro;
@@ -516,5 +480,6 @@ main(void)
 	};
 
 	log_init("test_store_taps", LOG_LEVEL_WARN);
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, fixture_group_setup,
+				      fixture_group_teardown);
 }
