@@ -61,8 +61,9 @@ void fixture_copy(const char *from, const char *to);
  */
 char *fixture_slurp(const char *path, size_t *len);
 
-/* CLOCK_MONOTONIC now, in milliseconds. */
+/* CLOCK_MONOTONIC now, in milliseconds and in nanoseconds. */
 int64_t fixture_now_ms(void);
+int64_t fixture_now_ns(void);
 
 /* The group directory: cmocka group setup and teardown functions. */
 int fixture_group_setup(void **state);
