@@ -209,19 +209,7 @@ test_sees_writer(void **state)
 static void
 copy_file(const char *from, const char *to, mode_t mode)
 {
-	char buf[8192];
-	ssize_t n;
-	int in, out;
-
-	in = open(from, O_RDONLY);
-	assert_true(in >= 0);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	assert_true(out >= 0);
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		assert_int_equal(write(out, buf, (size_t)n), n);
-	assert_int_equal(n, 0);
-	close(in);
-	close(out);
+	fixture_copy(from, to);
 	assert_int_equal(chmod(to, mode), 0);
 }
 
