@@ -47,14 +47,12 @@ setup(void **state)
 {
 	struct fx *fx = calloc(1, sizeof(*fx));
 
-	if (!fx)
-		return -1;
-	if (fixture_tmpdir(fx->root, sizeof(fx->root), "datadir") != 0) {
+	/* Another user must reach the tree to be refused inside it. */
+	if (!fx || fixture_tmpdir(fx->root, sizeof(fx->root), "datadir") != 0 ||
+	    chmod(fx->root, 0755) != 0) {
 		free(fx);
 		return -1;
 	}
-	/* Another user must reach the tree to be refused inside it. */
-	chmod(fx->root, 0755);
 	path_of(fx, "/data/adb", fx->adb, sizeof(fx->adb));
 	path_of(fx, "/data/local/tmp", fx->local, sizeof(fx->local));
 	fixture_mkdirs(fx->adb, 0700);

@@ -55,14 +55,9 @@ setup(void **state)
 {
 	struct fx *fx = calloc(1, sizeof(*fx));
 
-	if (!fx)
-		return -1;
-	if (fixture_tmpdir(fx->root, sizeof(fx->root), "noroot") != 0) {
-		free(fx);
-		return -1;
-	}
 	/* The other user must reach what it is then refused. */
-	if (chmod(fx->root, 0755) != 0) {
+	if (!fx || fixture_tmpdir(fx->root, sizeof(fx->root), "noroot") != 0 ||
+	    chmod(fx->root, 0755) != 0) {
 		free(fx);
 		return -1;
 	}
