@@ -910,6 +910,11 @@ test_param_helpers(void **state)
 {
 	static const char *const allowed[] = {"a", "b", NULL};
 	static const char *const metrics[] = {"first_frame", "settle", NULL};
+	/* Values each parser refuses with a 400, whatever its bounds. */
+	static const char *const bad_words[] = {"", "a b", "a/b", "\xc3\xa9"};
+	static const char *const bad_ints[] = {"0", "101", "4x", "", " 5"};
+	static const char *const bad_lists[] = {
+		"0", "100.01", "1,2,3,4,5", "50,", ",50", "50,,90", "nan"};
 	struct api_request_env env;
 	struct api_request *rq;
 	const char *word = NULL;
@@ -917,6 +922,7 @@ test_param_helpers(void **state)
 	size_t n = 0;
 	int64_t i64 = -7, t = 0, now;
 	int idx = -1;
+	size_t k;
 
 	(void)state;
 	memset(&env, 0, sizeof(env));
@@ -953,13 +959,9 @@ test_param_helpers(void **state)
 	EXPECT_PARAM("com.example.app:ui-1_2", 1,
 		     api_request_param_word(rq_, "v", 64, &word));
 	assert_string_equal(word, "com.example.app:ui-1_2");
-	EXPECT_PARAM("", -EINVAL, api_request_param_word(rq_, "v", 64, &word));
-	EXPECT_PARAM("a b", -EINVAL,
-		     api_request_param_word(rq_, "v", 64, &word));
-	EXPECT_PARAM("a/b", -EINVAL,
-		     api_request_param_word(rq_, "v", 64, &word));
-	EXPECT_PARAM("\xc3\xa9", -EINVAL,
-		     api_request_param_word(rq_, "v", 64, &word));
+	for (k = 0; k < sizeof(bad_words) / sizeof(bad_words[0]); k++)
+		EXPECT_PARAM(bad_words[k], -EINVAL,
+			     api_request_param_word(rq_, "v", 64, &word));
 	EXPECT_PARAM("abcd", 1, api_request_param_word(rq_, "v", 4, &word));
 	EXPECT_PARAM("abcde", -EINVAL,
 		     api_request_param_word(rq_, "v", 4, &word));
@@ -968,18 +970,11 @@ test_param_helpers(void **state)
 	assert_int_equal(i64, 42);
 	EXPECT_PARAM("1", 1, api_request_param_int(rq_, "v", 1, 100, &i64));
 	EXPECT_PARAM("100", 1, api_request_param_int(rq_, "v", 1, 100, &i64));
-	EXPECT_PARAM("0", -EINVAL,
-		     api_request_param_int(rq_, "v", 1, 100, &i64));
-	EXPECT_PARAM("101", -EINVAL,
-		     api_request_param_int(rq_, "v", 1, 100, &i64));
-	EXPECT_PARAM("4x", -EINVAL,
-		     api_request_param_int(rq_, "v", 1, 100, &i64));
-	EXPECT_PARAM("", -EINVAL,
-		     api_request_param_int(rq_, "v", 1, 100, &i64));
+	for (k = 0; k < sizeof(bad_ints) / sizeof(bad_ints[0]); k++)
+		EXPECT_PARAM(bad_ints[k], -EINVAL,
+			     api_request_param_int(rq_, "v", 1, 100, &i64));
 	EXPECT_PARAM("99999999999999999999", -EINVAL,
 		     api_request_param_int(rq_, "v", 1, INT64_MAX, &i64));
-	EXPECT_PARAM(" 5", -EINVAL,
-		     api_request_param_int(rq_, "v", 1, 100, &i64));
 	assert_int_equal(i64, 100);
 
 	EXPECT_PARAM("2026-12-01T05:37:54Z", 1,
@@ -1011,20 +1006,10 @@ test_param_helpers(void **state)
 	EXPECT_PARAM("50", 1,
 		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
 	assert_int_equal(n, 1);
-	EXPECT_PARAM("0", -EINVAL,
-		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
-	EXPECT_PARAM("100.01", -EINVAL,
-		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
-	EXPECT_PARAM("1,2,3,4,5", -EINVAL,
-		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
-	EXPECT_PARAM("50,", -EINVAL,
-		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
-	EXPECT_PARAM(",50", -EINVAL,
-		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
-	EXPECT_PARAM("50,,90", -EINVAL,
-		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
-	EXPECT_PARAM("nan", -EINVAL,
-		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
+	for (k = 0; k < sizeof(bad_lists) / sizeof(bad_lists[0]); k++)
+		EXPECT_PARAM(
+			bad_lists[k], -EINVAL,
+			api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
 	EXPECT_PARAM("1e1", 1,
 		     api_request_param_list(rq_, "v", 0, 100, list, 4, &n));
 	assert_true(list[0] == 10);
