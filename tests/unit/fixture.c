@@ -21,6 +21,7 @@
 
 #include "fixture.h"
 #include "store.h"
+#include "touch.h"
 
 /* The group directory, empty outside fixture_group_setup..teardown. */
 static char group_dir[PATH_MAX];
@@ -176,6 +177,19 @@ fixture_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+struct touch_event
+fixture_event(int64_t t_ns, uint16_t type, uint16_t code, int32_t value)
+{
+	struct touch_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.time_ns = t_ns;
+	e.type = type;
+	e.code = code;
+	e.value = value;
+	return e;
 }
 
 int

@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 struct store;
+struct touch_event;
 
 /*
  * Makes a new directory $TMPDIR/tapd-<tag>-XXXXXX (/tmp without TMPDIR),
@@ -64,6 +65,10 @@ char *fixture_slurp(const char *path, size_t *len);
 /* CLOCK_MONOTONIC now, in milliseconds and in nanoseconds. */
 int64_t fixture_now_ms(void);
 int64_t fixture_now_ns(void);
+
+/* An input event as the kernel's reader hands it on. */
+struct touch_event fixture_event(int64_t t_ns, uint16_t type, uint16_t code,
+				 int32_t value);
 
 /* The group directory: cmocka group setup and teardown functions. */
 int fixture_group_setup(void **state);

@@ -82,12 +82,8 @@ rig_close(struct rig *f)
 static void
 input(struct rig *f, int64_t t, uint16_t type, uint16_t code, int32_t value)
 {
-	struct touch_event ev;
+	struct touch_event ev = fixture_event(t, type, code, value);
 
-	ev.time_ns = t;
-	ev.type = type;
-	ev.code = code;
-	ev.value = value;
 	assert_int_equal(pipeline_input(f->pipe, &ev), 0);
 }
 
