@@ -223,9 +223,8 @@ fixture_path(char *buf, size_t size, const char *name)
 	fixture_join(buf, size, fixture_dir(), "%s", name);
 }
 
-/* Removes a database file with its -wal and -shm, those that exist. */
-static void
-remove_db(const char *path)
+void
+fixture_db_remove(const char *path)
 {
 	static const char *const tails[] = {"", "-wal", "-shm"};
 	char buf[PATH_MAX];
@@ -245,7 +244,7 @@ fixture_store_new(const char *name, char *path, size_t size)
 	struct store *st = NULL;
 
 	fixture_path(path, size, name);
-	remove_db(path);
+	fixture_db_remove(path);
 	assert_int_equal(store_open(path, 0, &st), 0);
 	return st;
 }
@@ -254,5 +253,5 @@ void
 fixture_store_drop(struct store *st, const char *path)
 {
 	store_close(st);
-	remove_db(path);
+	fixture_db_remove(path);
 }

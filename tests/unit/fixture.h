@@ -87,7 +87,10 @@ void fixture_path(char *buf, size_t size, const char *name);
  */
 struct store *fixture_store_new(const char *name, char *path, size_t size);
 
-/* Closes st and removes its database file, with its -wal and -shm. */
+/* Removes the database file path with its -wal and -shm, those there are. */
+void fixture_db_remove(const char *path);
+
+/* Closes st and removes its database file, as fixture_db_remove does. */
 void fixture_store_drop(struct store *st, const char *path);
 
 #endif

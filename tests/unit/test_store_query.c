@@ -52,17 +52,6 @@ tap_of(const char *app, int64_t wall_ns, int64_t first_ms_x1000)
 	return t;
 }
 
-/* A writer on a new file. */
-static struct store *
-new_db(const char *name, char *path, size_t size)
-{
-	struct store *st = NULL;
-
-	fixture_path(path, size, name);
-	assert_int_equal(store_open(path, 0, &st), 0);
-	return st;
-}
-
 static void
 add(struct store *st, const struct store_tap *t)
 {
@@ -152,7 +141,7 @@ test_exact_known(void **state)
 	int i;
 
 	(void)state;
-	st = new_db("known.db", path, sizeof(path));
+	st = fixture_store_new("known.db", path, sizeof(path));
 	/* com.a: 1..10 ms of ok taps, inserted out of order. */
 	for (i = 0; i < 10; i++) {
 		t = tap_of("com.a", DAY0 + i * MIN_NS, order[i] * 1000);
@@ -338,7 +327,7 @@ test_bad_args(void **state)
 	size_t i;
 
 	(void)state;
-	st = new_db("bad.db", path, sizeof(path));
+	st = fixture_store_new("bad.db", path, sizeof(path));
 	store_close(st);
 	ro = reader(path);
 	db = ro;
@@ -505,7 +494,7 @@ test_hist_vs_exact(void **state)
 	int m;
 
 	(void)state;
-	st = new_db("hist.db", path, sizeof(path));
+	st = fixture_store_new("hist.db", path, sizeof(path));
 	/* 12000 taps over three days; "big" has 11000 of them. */
 	for (i = 0; i < HN; i++) {
 		s[i].app = i % 12 == 0 ? "small" : "big";
@@ -588,7 +577,7 @@ test_histogram(void **state)
 	struct store *db;
 
 	(void)state;
-	st = new_db("histogram.db", path, sizeof(path));
+	st = fixture_store_new("histogram.db", path, sizeof(path));
 	assert_int_equal(store_session_start(st, "all", &session, NULL), 0);
 	for (i = 0; i < 300; i++) {
 		vals[i] = rand_latency_us() * 1000;
@@ -667,7 +656,7 @@ test_apps(void **state)
 	int i;
 
 	(void)state;
-	st = new_db("apps.db", path, sizeof(path));
+	st = fixture_store_new("apps.db", path, sizeof(path));
 	for (i = 1; i <= 100; i++) {
 		t = tap_of("com.z", DAY0 + i * MIN_NS, i * 1000);
 		add(st, &t);
@@ -746,7 +735,7 @@ test_snapshot(void **state)
 	sqlite3 *db;
 
 	(void)state;
-	st = new_db("snap.db", path, sizeof(path));
+	st = fixture_store_new("snap.db", path, sizeof(path));
 	t = tap_of("com.s", DAY0, 1000);
 	add(st, &t);
 	assert_int_equal(store_commit(st), 0);
