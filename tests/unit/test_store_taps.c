@@ -144,6 +144,19 @@ assert_ids(const struct ids *l, const int64_t *want, size_t n)
 		assert_int_equal(l->id[i], want[i]);
 }
 
+/* Walks ro with f in order (limit 0: all) and checks the ids it gave. */
+static void
+expect_walk(struct store *ro, const struct store_filter *f,
+	    enum store_order order, int64_t limit, const int64_t *want,
+	    size_t n)
+{
+	struct ids l;
+
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(store_taps_walk(ro, f, order, limit, collect, &l), 0);
+	assert_ids(&l, want, n);
+}
+
 static void
 test_names(void **state)
 {
@@ -175,15 +188,9 @@ test_walk_orders(void **state)
 	(void)state;
 	ro = reader("orders.db", &session);
 	store_filter_init(&f);
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_ID, 0, collect, &l), 0);
-	assert_ids(&l, by_id, 7);
+	expect_walk(ro, &f, STORE_ORDER_ID, 0, by_id, 7);
 	/* NULL sorts first in SQLite: the tap of no wall time, no app. */
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_WALL, 0, collect, &l), 0);
-	assert_ids(&l, by_wall, 7);
+	expect_walk(ro, &f, STORE_ORDER_WALL, 0, by_wall, 7);
 	f.wall = STORE_WALL_KNOWN;
 	memset(&l, 0, sizeof(l));
 	assert_int_equal(
@@ -193,10 +200,7 @@ test_walk_orders(void **state)
 	assert_string_equal(l.app[0], "");
 	assert_string_equal(l.app[5], "com.b");
 	/* A limit, and a callback that stops, are not errors. */
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_ID, 2, collect, &l), 0);
-	assert_ids(&l, by_id, 2);
+	expect_walk(ro, &f, STORE_ORDER_ID, 2, by_id, 2);
 	memset(&l, 0, sizeof(l));
 	l.stop_at = 3;
 	assert_int_equal(
@@ -233,10 +237,7 @@ test_filter(void **state)
 
 	store_filter_init(&f);
 	f.app = "com.a";
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_ID, 0, collect, &l), 0);
-	assert_ids(&l, app_a, 3);
+	expect_walk(ro, &f, STORE_ORDER_ID, 0, app_a, 3);
 
 	store_filter_init(&f);
 	f.app_unknown = 1;
@@ -245,37 +246,25 @@ test_filter(void **state)
 
 	store_filter_init(&f);
 	f.after_id = 4;
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_ID, 0, collect, &l), 0);
-	assert_ids(&l, after, 3);
+	expect_walk(ro, &f, STORE_ORDER_ID, 0, after, 3);
 
 	/* Both ends included; a range leaves out taps of no wall time. */
 	store_filter_init(&f);
 	f.since_ns = DAY0 + 2000 * MS;
 	f.until_ns = DAY0 + 3000 * MS;
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_ID, 0, collect, &l), 0);
-	assert_ids(&l, range, 3);
+	expect_walk(ro, &f, STORE_ORDER_ID, 0, range, 3);
 	f.until_ns = INT64_MAX;
 	assert_int_equal(store_taps_count(ro, &f, &n), 0);
 	assert_int_equal(n, 5);
 
 	store_filter_init(&f);
 	f.session = session;
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_WALL, 0, collect, &l), 0);
-	assert_ids(&l, sess, 2);
+	expect_walk(ro, &f, STORE_ORDER_WALL, 0, sess, 2);
 
 	store_filter_init(&f);
 	f.kinds = 1u << STORE_KIND_TAP;
 	f.status = "ok";
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_ID, 0, collect, &l), 0);
-	assert_ids(&l, tap_ok, 3);
+	expect_walk(ro, &f, STORE_ORDER_ID, 0, tap_ok, 3);
 	f.kinds = STORE_KINDS_MEASURED;
 	assert_int_equal(store_taps_count(ro, &f, &n), 0);
 	assert_int_equal(n, 4);
