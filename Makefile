@@ -167,7 +167,10 @@ $(TAPD): $(BUILD)/daemon/main.o $(LIBTAPD)
 	$(quiet) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/t/test_%: $(BUILD)/tests/unit/test_%.o $(LIBTAPD)
+# Every test links the fixture its folder shares (tests/unit/fixture.c),
+# which is no test of its own.
+$(BUILD)/t/test_%: $(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/fixture.o \
+		$(LIBTAPD)
 	$(quiet) LD $@
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(CMOCKA_LIBS)

@@ -20,15 +20,7 @@
 #include <cmocka.h>
 
 #include "control.h"
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "fixture.h"
 
 static bool
 fd_readable(int fd, int timeout_ms)
@@ -170,9 +162,9 @@ test_timeout_withdraws(void **state)
 	req.op = CONTROL_SESSION_START;
 	req.name = "late";
 	req.rc = 12345;
-	t0 = now_ms();
+	t0 = fixture_now_ms();
 	assert_int_equal(control_call(c, &req, 100), -ETIMEDOUT);
-	dt = now_ms() - t0;
+	dt = fixture_now_ms() - t0;
 	assert_true(dt >= 95);
 	assert_true(dt < 2000);
 	/* The eventfd did fire; a late serve must find nothing to do. */
@@ -248,7 +240,7 @@ caller_main(void *arg)
 	struct caller *k = arg;
 
 	k->rc = control_call(k->c, &k->req, 10000);
-	k->ended_ms = now_ms();
+	k->ended_ms = fixture_now_ms();
 	return NULL;
 }
 
@@ -310,7 +302,7 @@ test_shutdown(void **state)
 	k.req.name = "never";
 	assert_int_equal(pthread_create(&th, NULL, caller_main, &k), 0);
 	nanosleep(&pause, NULL);
-	shut_ms = now_ms();
+	shut_ms = fixture_now_ms();
 	control_shutdown(c);
 	assert_int_equal(pthread_join(th, NULL), 0);
 	assert_int_equal(k.rc, -ESHUTDOWN);

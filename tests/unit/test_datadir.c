@@ -6,7 +6,6 @@
  * root, which can become that user.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <grp.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -24,6 +23,7 @@
 #include <cmocka.h>
 
 #include "datadir.h"
+#include "fixture.h"
 
 /* A user that owns nothing in the sysroot. */
 #define OTHER_UID 65534
@@ -34,67 +34,31 @@ struct fx {
 	char local[PATH_MAX]; /* <root>/data/local/tmp */
 };
 
+/* rel is absolute inside the tree: "/data/adb" is <root>/data/adb. */
 static void
 path_of(const struct fx *fx, const char *rel, char *buf, size_t size)
 {
-	int n = snprintf(buf, size, "%s%s", fx->root, rel);
-
-	assert_true(n > 0 && (size_t)n < size);
-}
-
-static void
-mkdir_p(const char *path, mode_t mode)
-{
-	char buf[PATH_MAX];
-	char *p;
-
-	assert_true(strlen(path) < sizeof(buf));
-	memcpy(buf, path, strlen(path) + 1);
-	for (p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		assert_true(mkdir(buf, 0755) == 0 || errno == EEXIST);
-		*p = '/';
-	}
-	assert_true(mkdir(buf, mode) == 0 || errno == EEXIST);
-	assert_int_equal(chmod(buf, mode), 0);
+	fixture_join(buf, size, fx->root, "%s", rel + (rel[0] == '/'));
 }
 
 /* An Android-like tree: /data/adb and /data/local/tmp. */
 static int
 setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
 	struct fx *fx = calloc(1, sizeof(*fx));
-	int n;
 
-	if (!fx)
-		return -1;
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	n = snprintf(fx->root, sizeof(fx->root), "%s/tapd-datadir-XXXXXX", tmp);
-	if (n < 0 || (size_t)n >= sizeof(fx->root) || !mkdtemp(fx->root)) {
+	/* Another user must reach the tree to be refused inside it. */
+	if (!fx || fixture_tmpdir(fx->root, sizeof(fx->root), "datadir") != 0 ||
+	    chmod(fx->root, 0755) != 0) {
 		free(fx);
 		return -1;
 	}
-	/* Another user must reach the tree to be refused inside it. */
-	chmod(fx->root, 0755);
 	path_of(fx, "/data/adb", fx->adb, sizeof(fx->adb));
 	path_of(fx, "/data/local/tmp", fx->local, sizeof(fx->local));
-	mkdir_p(fx->adb, 0700);
-	mkdir_p(fx->local, 01777);
+	fixture_mkdirs(fx->adb, 0700);
+	fixture_mkdirs(fx->local, 01777);
 	*state = fx;
 	return 0;
-}
-
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
 }
 
 static int
@@ -102,7 +66,7 @@ teardown(void **state)
 {
 	struct fx *fx = *state;
 
-	nftw(fx->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_rmtree(fx->root);
 	free(fx);
 	return 0;
 }

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -26,63 +25,10 @@
 #include <sqlite3.h>
 
 #include "dbpool.h"
+#include "fixture.h"
 #include "log.h"
 #include "store.h"
 #include "store_sql.h"
-
-static char test_dir[512];
-
-static int
-remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	/* Directories made read-only by a test must be emptied still. */
-	chmod(path, 0700);
-	return remove(path);
-}
-
-static int
-group_setup(void **state)
-{
-	const char *tmp = getenv("TMPDIR");
-	int n;
-
-	(void)state;
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	n = snprintf(test_dir, sizeof(test_dir), "%s/tapd-test-dbpool-XXXXXX",
-		     tmp);
-	if (n < 0 || (size_t)n >= sizeof(test_dir) || !mkdtemp(test_dir))
-		return -1;
-	return 0;
-}
-
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	chmod(test_dir, 0700);
-	return nftw(test_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void
-path_in(char *buf, size_t size, const char *name)
-{
-	int n = snprintf(buf, size, "%s/%s", test_dir, name);
-
-	assert_true(n > 0 && (size_t)n < size);
-}
 
 /* Adds n taps through the writer's own connection and commits. */
 static void
@@ -134,7 +80,7 @@ test_bad_args(void **state)
 	char path[600];
 
 	(void)state;
-	path_in(path, sizeof(path), "args.db");
+	fixture_path(path, sizeof(path), "args.db");
 	assert_int_equal(dbpool_new(path, 0, &pool), -EINVAL);
 	assert_int_equal(dbpool_new(path, 65, &pool), -EINVAL);
 	assert_int_equal(dbpool_new(NULL, 1, &pool), -EINVAL);
@@ -159,7 +105,7 @@ waiter_main(void *arg)
 	struct waiter *w = arg;
 
 	w->rc = dbpool_get(w->pool, 5000, &w->got);
-	w->ended_ms = now_ms();
+	w->ended_ms = fixture_now_ms();
 	return NULL;
 }
 
@@ -175,7 +121,7 @@ test_checkout(void **state)
 	int64_t t0, dt, put_ms;
 
 	(void)state;
-	path_in(path, sizeof(path), "checkout.db");
+	fixture_path(path, sizeof(path), "checkout.db");
 	make_db(path, 3);
 	assert_int_equal(dbpool_new(path, 2, &pool), 0);
 	assert_string_equal(dbpool_path(pool), path);
@@ -186,9 +132,9 @@ test_checkout(void **state)
 	assert_int_equal(count_taps(a), 3);
 	assert_int_equal(count_taps(b), 3);
 	/* Both out: the third waits its time and gives up. */
-	t0 = now_ms();
+	t0 = fixture_now_ms();
 	assert_int_equal(dbpool_get(pool, 150, &c), -ETIMEDOUT);
-	dt = now_ms() - t0;
+	dt = fixture_now_ms() - t0;
 	assert_null(c);
 	assert_true(dt >= 145 && dt < 2000);
 	/* A waiter on another thread gets the one put back, at once. */
@@ -196,7 +142,7 @@ test_checkout(void **state)
 	w.pool = pool;
 	assert_int_equal(pthread_create(&th, NULL, waiter_main, &w), 0);
 	nanosleep(&pause, NULL);
-	put_ms = now_ms();
+	put_ms = fixture_now_ms();
 	dbpool_put(pool, a);
 	assert_int_equal(pthread_join(th, NULL), 0);
 	assert_int_equal(w.rc, 0);
@@ -217,7 +163,7 @@ test_sees_writer(void **state)
 	char path[600];
 
 	(void)state;
-	path_in(path, sizeof(path), "live.db");
+	fixture_path(path, sizeof(path), "live.db");
 	assert_int_equal(store_open(path, 0, &w), 0);
 	add_taps(w, 2);
 	assert_int_equal(dbpool_new(path, 1, &pool), 0);
@@ -263,19 +209,7 @@ test_sees_writer(void **state)
 static void
 copy_file(const char *from, const char *to, mode_t mode)
 {
-	char buf[8192];
-	ssize_t n;
-	int in, out;
-
-	in = open(from, O_RDONLY);
-	assert_true(in >= 0);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	assert_true(out >= 0);
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		assert_int_equal(write(out, buf, (size_t)n), n);
-	assert_int_equal(n, 0);
-	close(in);
-	close(out);
+	fixture_copy(from, to);
 	assert_int_equal(chmod(to, mode), 0);
 }
 
@@ -325,12 +259,12 @@ test_copied_read_only(void **state)
 	pid_t pid;
 
 	(void)state;
-	path_in(src, sizeof(src), "device.db");
+	fixture_path(src, sizeof(src), "device.db");
 	make_db(src, 7);
 	assert_int_equal(access(src, F_OK), 0);
 
 	/* A copy, mode 444, without its WAL files, in a writable place. */
-	path_in(copy, sizeof(copy), "copy.db");
+	fixture_path(copy, sizeof(copy), "copy.db");
 	copy_file(src, copy, 0444);
 	assert_int_equal(dbpool_new(copy, 2, &pool), 0);
 	assert_int_equal(dbpool_get(pool, 0, &st), 0);
@@ -348,12 +282,12 @@ test_copied_read_only(void **state)
 	 * mean something in a URI in its name.  Root may write anywhere,
 	 * so the read-only case is run as nobody in a child.
 	 */
-	path_in(dir, sizeof(dir), "ro 50%?#x");
+	fixture_path(dir, sizeof(dir), "ro 50%?#x");
 	assert_int_equal(mkdir(dir, 0755), 0);
 	snprintf(copy, sizeof(copy), "%s/taps.db", dir);
 	copy_file(src, copy, 0444);
 	assert_int_equal(chmod(dir, 0555), 0);
-	assert_int_equal(chmod(test_dir, 0755), 0);
+	assert_int_equal(chmod(fixture_dir(), 0755), 0);
 	if (geteuid() != 0) {
 		/* Already unprivileged: this process is the test. */
 		assert_int_equal(dbpool_new(copy, 2, &pool), 0);
@@ -387,5 +321,6 @@ main(void)
 	};
 
 	log_init("test_dbpool", LOG_LEVEL_ERROR);
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, fixture_group_setup,
+				      fixture_group_teardown);
 }

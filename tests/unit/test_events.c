@@ -17,15 +17,7 @@
 #include <cmocka.h>
 
 #include "events.h"
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "fixture.h"
 
 static void
 publish_n(struct events *ev, unsigned from, unsigned n)
@@ -139,9 +131,9 @@ test_timeout(void **state)
 
 	(void)state;
 	assert_int_equal(events_new(4, &ev), 0);
-	t0 = now_ms();
+	t0 = fixture_now_ms();
 	assert_int_equal(events_wait(ev, &seq, 150, &json, &missed), 0);
-	dt = now_ms() - t0;
+	dt = fixture_now_ms() - t0;
 	assert_true(dt >= 145);
 	assert_true(dt < 2000);
 	events_free(ev);
@@ -178,7 +170,7 @@ reader_main(void *arg)
 		r->got++;
 		free(json);
 	}
-	r->ended_ms = now_ms();
+	r->ended_ms = fixture_now_ms();
 	return NULL;
 }
 
@@ -211,7 +203,7 @@ test_threads(void **state)
 	/* Readers blocked in a 5 s wait must wake at once on shutdown. */
 	pause.tv_nsec = 100000000;
 	nanosleep(&pause, NULL);
-	shut_ms = now_ms();
+	shut_ms = fixture_now_ms();
 	events_shutdown(ev);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(pthread_join(th[i], NULL), 0);

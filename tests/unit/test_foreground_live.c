@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +24,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "foreground.h"
 #include "foreground_live.h"
 #include "foreground_window.h"
@@ -47,47 +47,14 @@ struct fx {
 	struct foreground_live *fl;
 };
 
-static void path_in(const struct fx *fx, char *buf, size_t size,
-		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void
-path_in(const struct fx *fx, char *buf, size_t size, const char *fmt, ...)
-{
-	char rel[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(rel, sizeof(rel), fmt, ap);
-	va_end(ap);
-	assert_true(n > 0 && (size_t)n < sizeof(rel));
-	n = snprintf(buf, size, "%s/%s", fx->root, rel);
-	assert_true(n > 0 && (size_t)n < size);
-}
-
-static void
-write_file(const char *path, const void *data, size_t len)
-{
-	FILE *fp = fopen(path, "w");
-
-	assert_non_null(fp);
-	assert_int_equal(fwrite(data, 1, len, fp), len);
-	assert_int_equal(fclose(fp), 0);
-}
-
-static void
-write_str(const char *path, const char *s)
-{
-	write_file(path, s, strlen(s));
-}
-
 static void
 set_top(const struct fx *fx, const char *procs)
 {
 	char path[512];
 
-	path_in(fx, path, sizeof(path), "dev/cpuset/top-app/cgroup.procs");
-	write_str(path, procs);
+	fixture_join(path, sizeof(path), fx->root,
+		     "dev/cpuset/top-app/cgroup.procs");
+	fixture_write_str(path, procs);
 }
 
 /*
@@ -103,28 +70,28 @@ add_proc(const struct fx *fx, int pid, const char *name, long uid,
 	size_t n;
 	int len;
 
-	path_in(fx, path, sizeof(path), "proc/%d", pid);
+	fixture_join(path, sizeof(path), fx->root, "proc/%d", pid);
 	assert_true(mkdir(path, 0755) == 0 || errno == EEXIST);
-	path_in(fx, path, sizeof(path), "proc/%d/cmdline", pid);
+	fixture_join(path, sizeof(path), fx->root, "proc/%d/cmdline", pid);
 	if (name) {
 		/* NUL-terminated and NUL-padded, as the zygote leaves it. */
 		n = strlen(name);
 		assert_true(n + 32 < sizeof(buf));
 		memset(buf, 0, sizeof(buf));
 		memcpy(buf, name, n);
-		write_file(path, buf, n + 1 + (pid % 7));
+		fixture_write(path, buf, n + 1 + (pid % 7));
 	} else {
 		unlink(path);
 	}
-	path_in(fx, path, sizeof(path), "proc/%d/stat", pid);
+	fixture_join(path, sizeof(path), fx->root, "proc/%d/stat", pid);
 	len = snprintf(buf, sizeof(buf),
 		       "%d (x) y:%d) S 1 1 0 0 -1 1077952832 12345 0 0 0 100 "
 		       "50 0 0 20 0 45 0 %llu 15000000000 30000 "
 		       "18446744073709551615 1 1 0 0 0 0 4612 1 1073775864\n",
 		       pid, pid, start);
 	assert_true(len > 0 && (size_t)len < sizeof(buf));
-	write_str(path, buf);
-	path_in(fx, path, sizeof(path), "proc/%d/status", pid);
+	fixture_write_str(path, buf);
+	fixture_join(path, sizeof(path), fx->root, "proc/%d/status", pid);
 	if (uid >= 0) {
 		len = snprintf(buf, sizeof(buf),
 			       "Name:\tx\nUmask:\t0077\nState:\tS (sleeping)\n"
@@ -134,13 +101,14 @@ add_proc(const struct fx *fx, int pid, const char *name, long uid,
 			       pid, pid, uid, uid, uid, uid, uid, uid, uid,
 			       uid);
 		assert_true(len > 0 && (size_t)len < sizeof(buf));
-		write_str(path, buf);
+		fixture_write_str(path, buf);
 	} else {
 		unlink(path);
 	}
-	path_in(fx, path, sizeof(path), "proc/%d/oom_score_adj", pid);
+	fixture_join(path, sizeof(path), fx->root, "proc/%d/oom_score_adj",
+		     pid);
 	snprintf(buf, sizeof(buf), "%d\n", oom);
-	write_str(path, buf);
+	fixture_write_str(path, buf);
 }
 
 static void
@@ -148,24 +116,10 @@ set_oom(const struct fx *fx, int pid, int oom)
 {
 	char path[512], buf[32];
 
-	path_in(fx, path, sizeof(path), "proc/%d/oom_score_adj", pid);
+	fixture_join(path, sizeof(path), fx->root, "proc/%d/oom_score_adj",
+		     pid);
 	snprintf(buf, sizeof(buf), "%d\n", oom);
-	write_str(path, buf);
-}
-
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void
-rm_tree(const char *path)
-{
-	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_write_str(path, buf);
 }
 
 static void
@@ -173,25 +127,8 @@ rm_proc(const struct fx *fx, int pid)
 {
 	char path[512];
 
-	path_in(fx, path, sizeof(path), "proc/%d", pid);
-	rm_tree(path);
-}
-
-static void
-copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	size_t n;
-	FILE *in, *out;
-
-	in = fopen(from, "rb");
-	assert_non_null(in);
-	out = fopen(to, "wb");
-	assert_non_null(out);
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		assert_int_equal(fwrite(buf, 1, n, out), n);
-	fclose(in);
-	assert_int_equal(fclose(out), 0);
+	fixture_join(path, sizeof(path), fx->root, "proc/%d", pid);
+	fixture_rmtree(path);
 }
 
 /*
@@ -206,15 +143,15 @@ set_dumpsys(const struct fx *fx, const char *fixture, int status, int hang)
 	snprintf(path, sizeof(path), "%s/window.out", fx->dsdir);
 	unlink(path);
 	if (fixture)
-		copy_file(fixture, path);
+		fixture_copy(fixture, path);
 	snprintf(path, sizeof(path), "%s/window.exit", fx->dsdir);
 	snprintf(buf, sizeof(buf), "%d\n", status);
-	write_str(path, buf);
+	fixture_write_str(path, buf);
 	snprintf(path, sizeof(path), "%s/window.hang", fx->dsdir);
 	unlink(path);
 	if (hang) {
 		snprintf(buf, sizeof(buf), "%d\n", hang);
-		write_str(path, buf);
+		fixture_write_str(path, buf);
 	}
 }
 
@@ -263,22 +200,18 @@ static int
 setup(void **state)
 {
 	struct fx *fx = calloc(1, sizeof(*fx));
-	const char *tmp = getenv("TMPDIR");
+	static const char *const dirs[] = {"dev", "dev/cpuset",
+					   "dev/cpuset/top-app", "proc"};
 	const char *build = getenv("BUILD");
 	char path[512], sim[PATH_MAX], real[PATH_MAX];
+	size_t i;
 
 	assert_non_null(fx);
-	snprintf(fx->root, sizeof(fx->root), "%s/tapd-fgl-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	assert_non_null(mkdtemp(fx->root));
-	path_in(fx, path, sizeof(path), "dev");
-	assert_int_equal(mkdir(path, 0755), 0);
-	path_in(fx, path, sizeof(path), "dev/cpuset");
-	assert_int_equal(mkdir(path, 0755), 0);
-	path_in(fx, path, sizeof(path), "dev/cpuset/top-app");
-	assert_int_equal(mkdir(path, 0755), 0);
-	path_in(fx, path, sizeof(path), "proc");
-	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(fixture_tmpdir(fx->root, sizeof(fx->root), "fgl"), 0);
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		fixture_join(path, sizeof(path), fx->root, "%s", dirs[i]);
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
 	snprintf(fx->dsdir, sizeof(fx->dsdir), "%s/dumpsys", fx->root);
 	assert_int_equal(mkdir(fx->dsdir, 0755), 0);
 	assert_int_equal(setenv("TAPD_FAKE_DUMPSYS_DIR", fx->dsdir, 1), 0);
@@ -289,9 +222,9 @@ setup(void **state)
 			 "run from the repository root",
 			 sim);
 	/* The simulator is the fake dumpsys when run by that name. */
-	path_in(fx, path, sizeof(path), "bin");
+	fixture_join(path, sizeof(path), fx->root, "bin");
 	assert_int_equal(mkdir(path, 0755), 0);
-	path_in(fx, fx->dumpsys, sizeof(fx->dumpsys), "bin/dumpsys");
+	fixture_join(fx->dumpsys, sizeof(fx->dumpsys), fx->root, "bin/dumpsys");
 	assert_int_equal(symlink(real, fx->dumpsys), 0);
 	assert_int_equal(status_new("live", &fx->status), 0);
 	set_top(fx, "");
@@ -308,7 +241,7 @@ teardown(void **state)
 	foreground_live_free(fx->fl);
 	foreground_free(fx->tl);
 	status_free(fx->status);
-	rm_tree(fx->root);
+	fixture_rmtree(fx->root);
 	free(fx);
 	return 0;
 }
@@ -640,7 +573,7 @@ test_dumpsys_garbage(void **state)
 		junk[i] = (char)(seed >> 16);
 	}
 	snprintf(path, sizeof(path), "%s/window.out", fx->dsdir);
-	write_file(path, junk, n);
+	fixture_write(path, junk, n);
 	free(junk);
 	open_tracker(fx, 2000, 0);
 	assert_int_equal(foreground_live_sample(fx->fl, 62 * SEC), 0);
@@ -689,7 +622,7 @@ test_dumpsys_hang(void **state)
 	assert_int_equal(foreground_new(&fx->tl), 0);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.sysroot = fx->root;
-	path_in(fx, path, sizeof(path), "bin/no-such-dumpsys");
+	fixture_join(path, sizeof(path), fx->root, "bin/no-such-dumpsys");
 	cfg.dumpsys_bin = path;
 	cfg.status = fx->status;
 	assert_int_equal(foreground_live_new(&cfg, fx->tl, &fx->fl), 0);
@@ -791,8 +724,8 @@ test_no_top_app(void **state)
 	struct fx *fx = *state;
 	char path[512];
 
-	path_in(fx, path, sizeof(path), "dev/cpuset");
-	rm_tree(path);
+	fixture_join(path, sizeof(path), fx->root, "dev/cpuset");
+	fixture_rmtree(path);
 	assert_int_equal(foreground_live_sample(fx->fl, 110 * SEC), -ENOENT);
 	expect_health(fx, STATUS_HEALTH_DOWN,
 		      "no /dev/cpuset/top-app (not Android?)");
@@ -800,7 +733,7 @@ test_no_top_app(void **state)
 	assert_int_equal(foreground_live_current(fx->fl, NULL, NULL), -ENOENT);
 	/* It comes (cpuset mounted late): up again. */
 	assert_int_equal(mkdir(path, 0755), 0);
-	path_in(fx, path, sizeof(path), "dev/cpuset/top-app");
+	fixture_join(path, sizeof(path), fx->root, "dev/cpuset/top-app");
 	assert_int_equal(mkdir(path, 0755), 0);
 	add_proc(fx, 4321, SHOP, 10094, 5000, 0);
 	set_top(fx, "4321\n");
@@ -877,8 +810,9 @@ test_garbage_procs(void **state)
 	for (i = 0; i + 5 < 300000; i += 5)
 		memcpy(big + i, "4321\n", 5);
 	big[i] = '\0';
-	path_in(fx, path, sizeof(path), "dev/cpuset/top-app/cgroup.procs");
-	write_str(path, big);
+	fixture_join(path, sizeof(path), fx->root,
+		     "dev/cpuset/top-app/cgroup.procs");
+	fixture_write_str(path, big);
 	free(big);
 	assert_int_equal(foreground_live_sample(fx->fl, 132 * SEC), 0);
 	expect_current(fx, 4321, SHOP);
@@ -973,26 +907,6 @@ test_focus_spellings(void **state)
 		foreground_window_focus_package(NULL, pkg, sizeof(pkg)), 0);
 }
 
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	assert_non_null(fp);
-	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
-	n = ftell(fp);
-	assert_true(n >= 0);
-	rewind(fp);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-	fclose(fp);
-	*len = (size_t)n;
-	return buf;
-}
-
 struct parse_case {
 	const char *file;
 	size_t n_current, n_app;
@@ -1018,7 +932,7 @@ test_parse_fixtures(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		buf = slurp(cases[i].file, &len);
+		buf = fixture_slurp(cases[i].file, &len);
 		foreground_window_parse(buf, len, &f);
 		if (f.n_current != cases[i].n_current ||
 		    f.n_app != cases[i].n_app || f.unnamed != cases[i].unnamed)

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "frames_latency.h"
 
 #define FIXTURES "tests/fixtures/latency/"
@@ -44,24 +45,9 @@ static char *
 slurp(const char *name, size_t *len)
 {
 	char path[512];
-	FILE *f;
-	char *buf;
-	long size;
 
 	fmt(path, sizeof(path), "%s%s", FIXTURES, name);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	size = ftell(f);
-	assert_true(size >= 0);
-	rewind(f);
-	buf = malloc((size_t)size + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
-	buf[size] = '\0';
-	fclose(f);
-	*len = (size_t)size;
-	return buf;
+	return fixture_slurp(path, len);
 }
 
 static struct frames_latency_snapshot *
@@ -1265,7 +1251,6 @@ test_dir_replay(void **state)
 	struct frames_latency_dir *d;
 	struct frames_latency_stats st;
 	const struct frames_latency_list *list;
-	const char *tmp = getenv("TMPDIR");
 	char dir[512], path[600], listbuf[256];
 	int64_t base = 900 * SEC, c[5], capture, wm_after[5];
 	size_t i, k, nw = 0, nsv = 0, count, expect_w, expect_sv;
@@ -1275,9 +1260,7 @@ test_dir_replay(void **state)
 	assert_non_null(mw);
 	assert_non_null(ms);
 	assert_non_null(s);
-	fmt(dir, sizeof(dir), "%s/tapd-latency-XXXXXX",
-	    tmp && tmp[0] ? tmp : "/tmp");
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_tmpdir(dir, sizeof(dir), "latency"), 0);
 
 	model_gen(mw, base, P60, 200);
 	model_gen(ms, base + 3 * MS, P60, 200);

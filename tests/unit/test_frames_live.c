@@ -10,7 +10,6 @@
  * in a few seconds.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -30,6 +29,7 @@
 #include <cmocka.h>
 
 #include "correlate.h"
+#include "fixture.h"
 #include "frames_live.h"
 #include "status.h"
 #include "tracecfg.h"
@@ -91,30 +91,10 @@ static const char *const fake_vars[] = {
 	"TAPD_FAKE_SDK",
 };
 
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void
 path_join(char *dst, const char *dir, const char *name)
 {
-	int n = snprintf(dst, PATH_MAX, "%s/%s", dir, name);
-
-	assert_true(n > 0 && n < PATH_MAX);
-}
-
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
+	fixture_join(dst, PATH_MAX, dir, "%s", name);
 }
 
 /*
@@ -141,8 +121,8 @@ fx_new(void)
 		unsetenv(fake_vars[i]);
 	f = calloc(1, sizeof(*f));
 	assert_non_null(f);
-	snprintf(f->dir, sizeof(f->dir), "/tmp/test_frames_live.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	assert_int_equal(fixture_tmpdir(f->dir, sizeof(f->dir), "frames-live"),
+			 0);
 	path_join(f->bin, f->dir, "bin");
 	path_join(f->traces, f->dir, "traces");
 	path_join(f->log, f->dir, "frames.log");
@@ -201,7 +181,7 @@ fx_free(struct fx *f)
 		return;
 	for (i = 0; i < sizeof(fake_vars) / sizeof(fake_vars[0]); i++)
 		unsetenv(fake_vars[i]);
-	nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_rmtree(f->dir);
 	if (open_fx == f)
 		open_fx = NULL;
 	status_free(f->status);
@@ -273,13 +253,13 @@ typedef int (*cond_fn)(struct frames_live *fl, void *arg);
 static int
 pump(struct frames_live *fl, struct coll *c, int ms, cond_fn cond, void *arg)
 {
-	int64_t end = now_ns() + ms * MS_NS, left;
+	int64_t end = fixture_now_ns() + ms * MS_NS, left;
 	struct pollfd pfd;
 
 	for (;;) {
 		if (cond && cond(fl, arg))
 			return 1;
-		left = end - now_ns();
+		left = end - fixture_now_ns();
 		if (left <= 0)
 			return cond ? cond(fl, arg) : 1;
 		pfd.fd = frames_live_fd(fl);
@@ -486,7 +466,7 @@ test_ftl_frames_match(void **state)
 	struct frames_live *fl = NULL;
 	struct fx *f = fx_new();
 	uint64_t want = 15;
-	int64_t t0 = now_ns(), wm;
+	int64_t t0 = fixture_now_ns(), wm;
 
 	(void)state;
 	fx_config(f, &cfg, FRAMES_LIVE_FTL);
@@ -497,10 +477,10 @@ test_ftl_frames_match(void **state)
 
 	/* The session started after t0 and its snapshot says so. */
 	assert_true(frames_live_coverage_start(fl) > t0);
-	assert_true(frames_live_coverage_start(fl) < now_ns());
+	assert_true(frames_live_coverage_start(fl) < fixture_now_ns());
 	wm = frames_live_watermark(fl);
 	assert_true(wm > frames_live_coverage_start(fl));
-	assert_true(wm < now_ns());
+	assert_true(wm < fixture_now_ns());
 	assert_int_equal(health(f).health, STATUS_HEALTH_UP);
 	assert_string_equal(health(f).kind, "ftl");
 	assert_int_equal(trace_files(f), 1);
@@ -552,8 +532,8 @@ test_ftl_killed_restarts(void **state)
 	cfg.restart_min_ms = 100;
 	fl = fl_new(&cfg);
 	assert_true(pump(fl, &f->coll, 3000, frames_at_least, &first));
-	end = now_ns() + 3000 * MS_NS;
-	while (!restarted(fl, f) && now_ns() < end) {
+	end = fixture_now_ns() + 3000 * MS_NS;
+	while (!restarted(fl, f) && fixture_now_ns() < end) {
 		pump(fl, &f->coll, 20, NULL, NULL);
 		if (health(f).health == STATUS_HEALTH_DEGRADED &&
 		    strstr(health(f).detail, "signal 9"))
@@ -640,7 +620,7 @@ test_ftl_refused(void **state)
 	fx_config(f, &cfg, FRAMES_LIVE_FTL);
 	cfg.restart_min_ms = 20;
 	cfg.restart_max_ms = 160;
-	t0 = now_ns();
+	t0 = fixture_now_ns();
 	fl = fl_new(&cfg);
 	assert_int_equal(health(f).health, STATUS_HEALTH_DEGRADED);
 	assert_true(pump(fl, &f->coll, 3000, health_is, f));
@@ -650,7 +630,7 @@ test_ftl_refused(void **state)
 	assert_int_equal(st.session_failures, 3);
 	assert_int_equal(st.sessions, 3);
 	/* The backoff doubles: 20 + 40 ms at least before the third. */
-	assert_true(now_ns() - t0 >= 60 * MS_NS);
+	assert_true(fixture_now_ns() - t0 >= 60 * MS_NS);
 	pump(fl, &f->coll, 250, NULL, NULL);
 	frames_live_get_stats(fl, &st2);
 	/* 80, 160 ms: one or two more in 250 ms, not dozens. */
@@ -735,7 +715,7 @@ test_ftl_idle_watermark(void **state)
 	assert_true(pump(fl, &f->coll, 4000, wm_at_last_present, &f->coll));
 	wm = frames_live_watermark(fl);
 	/* Reached only after the drawing stopped and the file went quiet. */
-	assert_true(wm < now_ns() - cfg.ftl_lag_ms * MS_NS);
+	assert_true(wm < fixture_now_ns() - cfg.ftl_lag_ms * MS_NS);
 	pump(fl, &f->coll, 200, NULL, NULL);
 	assert_int_equal(frames_live_watermark(fl), wm);
 	stop_and_drain(f, fl);
@@ -787,7 +767,7 @@ run_latency_match(const char *list_form)
 		setenv("TAPD_FAKE_DUMPSYS_LIST", list_form, 1);
 	fx_config(f, &cfg, FRAMES_LIVE_LATENCY);
 	cfg.poll_ms = 50;
-	before = now_ns();
+	before = fixture_now_ns();
 	fl = fl_new(&cfg);
 	assert_int_equal(frames_live_mode(fl), FRAMES_LIVE_LATENCY);
 	f->coll.latency = 1;
@@ -816,7 +796,7 @@ run_latency_match(const char *list_form)
 	assert_int_equal(calls_count(f), 4);
 	/* Complete up to a recent capture, not beyond now. */
 	assert_true(frames_live_watermark(fl) > before);
-	assert_true(frames_live_watermark(fl) < now_ns());
+	assert_true(frames_live_watermark(fl) < fixture_now_ns());
 	assert_true(f->coll.apps_ok);
 	assert_same_frames(f);
 	fl_free(fl);
@@ -1052,12 +1032,13 @@ test_latency_polls_only_when_pending(void **state)
 	assert_int_equal(calls_count(f), 0);
 	assert_int_equal(frames_live_watermark(fl), INT64_MIN);
 
-	t0 = now_ns();
+	t0 = fixture_now_ns();
 	assert_int_equal(frames_live_set_wanted(fl, 1, apps, 1), 0);
 	assert_true(pump(fl, &f->coll, 3000, polls_at_least, &three));
 	frames_live_get_stats(fl, &st);
 	/* A cycle at once, then at most one every 50 ms. */
-	assert_true(st.polls <= (uint64_t)((now_ns() - t0) / (50 * MS_NS)) + 1);
+	assert_true(st.polls <=
+		    (uint64_t)((fixture_now_ns() - t0) / (50 * MS_NS)) + 1);
 	/* A --list and one --latency each. */
 	/* The cycle still running may have started only its --list. */
 	assert_true(st.children <= 2 * st.polls);
@@ -1147,12 +1128,9 @@ static void
 touch(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
-	FILE *fp;
 
 	path_join(path, dir, name);
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fclose(fp);
+	fixture_write(path, "", 0);
 }
 
 static int
@@ -1208,10 +1186,7 @@ run_fake_perfetto(struct fx *f, const uint8_t *cfg, size_t len,
 	int rc;
 
 	path_join(path, f->dir, "config.bin");
-	fp = fopen(path, "wb");
-	assert_non_null(fp);
-	assert_int_equal(fwrite(cfg, 1, len, fp), len);
-	fclose(fp);
+	fixture_write(path, cfg, len);
 	snprintf(cmd, sizeof(cmd), "'%s' -c '%s' %s 2>&1 </dev/null",
 		 f->perfetto, path, extra);
 	fp = popen(cmd, "r");

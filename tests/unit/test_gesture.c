@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "gesture.h"
 #include "touch.h"
 
@@ -448,42 +449,30 @@ pipe_cb(void *ctx, const struct touch_point *p)
 	return 0;
 }
 
-static struct touch_event
-ev(int64_t t, uint16_t type, uint16_t code, int32_t value)
-{
-	struct touch_event e;
-
-	e.time_ns = t;
-	e.type = type;
-	e.code = code;
-	e.value = value;
-	return e;
-}
-
 static void
 test_pipeline(void **state)
 {
 	const int64_t t1 = 42407808000, t2 = 42453256000;
 	/* tests/fixtures/getevent/emulator-tap.getevent, typed in. */
 	const struct touch_event tap[] = {
-		ev(t1, EV_ABS, ABS_MT_TRACKING_ID, 0x00000000),
-		ev(t1, EV_ABS, ABS_MT_TOUCH_MAJOR, 0x00000004),
-		ev(t1, EV_ABS, ABS_MT_PRESSURE, 0x00000081),
-		ev(t1, EV_ABS, ABS_MT_POSITION_X, 0x00004289),
-		ev(t1, EV_ABS, ABS_MT_POSITION_Y, 0x00007758),
-		ev(t1, EV_SYN, SYN_REPORT, 0),
-		ev(t2, EV_ABS, ABS_MT_PRESSURE, 0x00000000),
-		ev(t2, EV_ABS, ABS_MT_TRACKING_ID, -1),
-		ev(t2, EV_SYN, SYN_REPORT, 0),
+		fixture_event(t1, EV_ABS, ABS_MT_TRACKING_ID, 0x00000000),
+		fixture_event(t1, EV_ABS, ABS_MT_TOUCH_MAJOR, 0x00000004),
+		fixture_event(t1, EV_ABS, ABS_MT_PRESSURE, 0x00000081),
+		fixture_event(t1, EV_ABS, ABS_MT_POSITION_X, 0x00004289),
+		fixture_event(t1, EV_ABS, ABS_MT_POSITION_Y, 0x00007758),
+		fixture_event(t1, EV_SYN, SYN_REPORT, 0),
+		fixture_event(t2, EV_ABS, ABS_MT_PRESSURE, 0x00000000),
+		fixture_event(t2, EV_ABS, ABS_MT_TRACKING_ID, -1),
+		fixture_event(t2, EV_SYN, SYN_REPORT, 0),
 	};
 	/* Then a press that a SYN_DROPPED interrupts, ended by a flush. */
 	const int64_t t3 = 43000000000;
 	const struct touch_event press[] = {
-		ev(t3, EV_ABS, ABS_MT_TRACKING_ID, 1),
-		ev(t3, EV_SYN, SYN_REPORT, 0),
-		ev(t3 + 100 * MS, EV_SYN, SYN_DROPPED, 0),
-		ev(t3 + 100 * MS, EV_ABS, ABS_MT_TRACKING_ID, -1),
-		ev(t3 + 100 * MS, EV_SYN, SYN_REPORT, 0),
+		fixture_event(t3, EV_ABS, ABS_MT_TRACKING_ID, 1),
+		fixture_event(t3, EV_SYN, SYN_REPORT, 0),
+		fixture_event(t3 + 100 * MS, EV_SYN, SYN_DROPPED, 0),
+		fixture_event(t3 + 100 * MS, EV_ABS, ABS_MT_TRACKING_ID, -1),
+		fixture_event(t3 + 100 * MS, EV_SYN, SYN_REPORT, 0),
 	};
 	struct gesture_config cfg;
 	struct touch *t = NULL;

@@ -24,6 +24,7 @@
 #include <libevdev/libevdev-uinput.h>
 #include <libevdev/libevdev.h>
 
+#include "fixture.h"
 #include "input_evdev.h"
 #include "log.h"
 #include "status.h"
@@ -45,15 +46,6 @@ struct rec {
 	int fail;
 };
 
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static int
 rec_event(void *ctx, const struct touch_event *ev)
 {
@@ -72,7 +64,7 @@ rec_added(void *ctx, const char *path, const char *name)
 	struct rec *r = ctx;
 
 	r->added++;
-	r->added_ns = now_ns();
+	r->added_ns = fixture_now_ns();
 	snprintf(r->added_path, sizeof(r->added_path), "%s", path);
 	snprintf(r->added_name, sizeof(r->added_name), "%s", name);
 }
@@ -83,7 +75,7 @@ rec_removed(void *ctx, const char *path)
 	struct rec *r = ctx;
 
 	r->removed++;
-	r->removed_ns = now_ns();
+	r->removed_ns = fixture_now_ns();
 	snprintf(r->removed_path, sizeof(r->removed_path), "%s", path);
 }
 
@@ -104,14 +96,14 @@ pump(struct input_evdev *ie, struct rec *r, rec_done done, const void *arg,
      int timeout_ms)
 {
 	struct pollfd pfd;
-	int64_t end = now_ns() + timeout_ms * MS;
+	int64_t end = fixture_now_ns() + timeout_ms * MS;
 
 	pfd.fd = input_evdev_fd(ie);
 	pfd.events = POLLIN;
 	for (;;) {
 		if (done != NULL && done(r, arg))
 			return 1;
-		if (now_ns() >= end)
+		if (fixture_now_ns() >= end)
 			return 0;
 		if (poll(&pfd, 1, 20) > 0)
 			assert_int_equal(input_evdev_dispatch(ie, &rec_cb, r),
@@ -354,15 +346,11 @@ struct tmp {
 static void
 tmp_make(struct tmp *t, int with_input)
 {
-	const char *tmpdir;
 	char dev[512];
 
-	tmpdir = getenv("TMPDIR");
-	snprintf(t->root, sizeof(t->root), "%s/tapd-evdev-XXXXXX",
-		 tmpdir != NULL && tmpdir[0] != '\0' ? tmpdir : "/tmp");
-	assert_non_null(mkdtemp(t->root));
-	snprintf(dev, sizeof(dev), "%s/dev", t->root);
-	snprintf(t->input, sizeof(t->input), "%s/dev/input", t->root);
+	assert_int_equal(fixture_tmpdir(t->root, sizeof(t->root), "evdev"), 0);
+	fixture_join(dev, sizeof(dev), t->root, "dev");
+	fixture_join(t->input, sizeof(t->input), t->root, "dev/input");
 	if (with_input) {
 		assert_int_equal(mkdir(dev, 0755), 0);
 		assert_int_equal(mkdir(t->input, 0755), 0);
@@ -372,10 +360,7 @@ tmp_make(struct tmp *t, int with_input)
 static void
 tmp_remove(struct tmp *t)
 {
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->root);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fixture_rmtree(t->root), 0);
 }
 
 /* A regular file where a device node should be: open() works, ioctls fail. */
@@ -383,12 +368,9 @@ static void
 touch_file(const char *dir, const char *name)
 {
 	char path[1024];
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_true(fd >= 0);
-	close(fd);
+	fixture_join(path, sizeof(path), dir, "%s", name);
+	fixture_write(path, "", 0);
 }
 
 static void
@@ -502,20 +484,20 @@ test_scan_hotplug_files(void **state)
 	assert_int_equal(mkdir(dev, 0755), 0);
 	assert_int_equal(mkdir(t.input, 0755), 0);
 	touch_file(t.input, "event3");
-	t0 = now_ns();
+	t0 = fixture_now_ns();
 	/* Found by the poll within a second, and refused: not an evdev node. */
 	fa.ie = ie;
 	fa.at_least = 1;
 	assert_true(pump(ie, &r, done_failures, &fa, 1500));
-	assert_true(now_ns() - t0 < 1000 * MS);
+	assert_true(fixture_now_ns() - t0 < 1000 * MS);
 	assert_int_equal(stats_of(ie).open_failures, 1);
 
 	/* Now watched: a new node is tried at once. */
 	touch_file(t.input, "event1");
-	t0 = now_ns();
+	t0 = fixture_now_ns();
 	fa.at_least = 2;
 	assert_true(pump(ie, &r, done_failures, &fa, 1000));
-	assert_true(now_ns() - t0 < 500 * MS);
+	assert_true(fixture_now_ns() - t0 < 500 * MS);
 	/* Other names are not. */
 	touch_file(t.input, "mice");
 	assert_true(pump(ie, &r, NULL, NULL, 200) == 0);
@@ -555,7 +537,7 @@ test_retry_then_give_up(void **state)
 	snprintf(link, sizeof(link), "%s/event6", t.input);
 	snprintf(target, sizeof(target), "%s/later", t.root);
 	assert_int_equal(symlink(target, link), 0);
-	t0 = now_ns();
+	t0 = fixture_now_ns();
 	assert_true(pump(ie, &r, NULL, NULL, 300) == 0);
 	assert_int_equal(stats_of(ie).open_failures, 0);
 
@@ -564,12 +546,12 @@ test_retry_then_give_up(void **state)
 	fa.ie = ie;
 	fa.at_least = 1;
 	assert_true(pump(ie, &r, done_failures, &fa, 500));
-	assert_true(now_ns() - t0 < 1000 * MS);
+	assert_true(fixture_now_ns() - t0 < 1000 * MS);
 
 	/* event5 is given up after about 2 s. */
 	fa.at_least = 2;
 	assert_true(pump(ie, &r, done_failures, &fa, 3500));
-	took = now_ns() - t0;
+	took = fixture_now_ns() - t0;
 	assert_true(took >= 1900 * MS);
 	assert_true(took < 3000 * MS);
 	/* And only once. */
@@ -780,7 +762,7 @@ test_uinput_tap(void **state)
 	assert_string_equal(r.added_name, TS_NAME);
 	assert_int_equal(r.n, 0);
 
-	t0 = now_ns();
+	t0 = fixture_now_ns();
 	put(ui, EV_ABS, ABS_MT_TRACKING_ID, 1);
 	put(ui, EV_ABS, ABS_MT_POSITION_X, 500);
 	put(ui, EV_ABS, ABS_MT_POSITION_Y, 800);
@@ -789,7 +771,7 @@ test_uinput_tap(void **state)
 	put(ui, EV_ABS, ABS_MT_TRACKING_ID, -1);
 	put(ui, EV_KEY, BTN_TOUCH, 0);
 	put(ui, EV_SYN, SYN_REPORT, 0);
-	t1 = now_ns();
+	t1 = fixture_now_ns();
 	assert_true(pump(ie, &r, done_reports, &two, 1000));
 	assert_int_equal(r.n, sizeof(want) / sizeof(want[0]));
 	for (i = 0; i < r.n; i++) {
@@ -831,7 +813,7 @@ test_uinput_tap(void **state)
 	assert_int_equal(stats_of(ie).devices_removed, 1);
 
 	/* The same node back (the kernel reuses a free minor): picked up. */
-	t0 = now_ns();
+	t0 = fixture_now_ns();
 	ui = uinput_make(TS_NAME, 1);
 	if (strcmp(libevdev_uinput_get_devnode(ui), node) == 0) {
 		assert_true(pump(ie, &r, done_added, &two, 1000));
@@ -916,7 +898,7 @@ test_uinput_scan_replug(void **state)
 
 	/* Back under a new name: found through inotify within a second. */
 	ts = uinput_make(TS_NAME, 1);
-	t0 = now_ns();
+	t0 = fixture_now_ns();
 	link_node(&t, "event4", ts);
 	assert_true(pump(ie, &r, done_added, &two, 1000));
 	assert_true(r.added_ns - t0 < 1000 * MS);
@@ -960,7 +942,7 @@ test_uinput_syn_dropped(void **state)
 	assert_true(pump(ie, &r, done_added, &one, 1000));
 
 	/* A finger lands and is read. */
-	t0 = now_ns();
+	t0 = fixture_now_ns();
 	put(ui, EV_ABS, ABS_MT_TRACKING_ID, 5);
 	put(ui, EV_ABS, ABS_MT_POSITION_X, 300);
 	put(ui, EV_ABS, ABS_MT_POSITION_Y, 400);
@@ -979,7 +961,7 @@ test_uinput_syn_dropped(void **state)
 		put(ui, EV_ABS, ABS_X, (int)(i % 2) + 100);
 		put(ui, EV_SYN, SYN_REPORT, 0);
 	}
-	t1 = now_ns();
+	t1 = fixture_now_ns();
 	assert_true(pump(ie, &r, done_reports, &two, 1000));
 	/* Let anything that would follow arrive. */
 	assert_true(pump(ie, &r, NULL, NULL, 100) == 0);

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "input_getevent.h"
 #include "log.h"
 
@@ -65,28 +66,6 @@ open_mem(const char *text, const char *device, struct events *out)
 		assert_null(g);
 	}
 	return r;
-}
-
-static char *
-slurp(const char *path, size_t *len)
-{
-	char *buf;
-	long n;
-	FILE *f;
-
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
 }
 
 static void
@@ -183,7 +162,7 @@ test_no_timestamps(void **state)
 	assert_null(g);
 
 	/* The same from memory, and without the device prefixes. */
-	buf = slurp(LOCAL_DIR "phone-no-timestamps.getevent", &len);
+	buf = fixture_slurp(LOCAL_DIR "phone-no-timestamps.getevent", &len);
 	assert_int_equal(input_getevent_open_mem(buf, len, "x", NULL, &g),
 			 -EINVAL);
 	free(buf);
@@ -387,7 +366,7 @@ test_crlf(void **state)
 	size_t len, i, n = 0;
 
 	(void)state;
-	buf = slurp(LOCAL_DIR "emulator-tap.getevent", &len);
+	buf = fixture_slurp(LOCAL_DIR "emulator-tap.getevent", &len);
 	dos = malloc(2 * len);
 	assert_non_null(dos);
 	for (i = 0; i < len; i++) {
@@ -582,7 +561,7 @@ test_truncated(void **state)
 	char *buf;
 
 	(void)state;
-	buf = slurp(LOCAL_DIR "emulator-tap.getevent", &len);
+	buf = fixture_slurp(LOCAL_DIR "emulator-tap.getevent", &len);
 	/* No newline after the last line. */
 	assert_true(len > 0 && buf[len - 1] == '\n');
 	buf[len - 1] = '\0';

@@ -7,7 +7,6 @@
  * became OTHER_UID, which sends back the health.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <grp.h>
 #include <limits.h>
 #include <poll.h>
@@ -26,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "foreground.h"
 #include "foreground_live.h"
 #include "frames_live.h"
@@ -43,32 +43,21 @@ struct fx {
 typedef int (*scenario_fn)(const struct fx *fx,
 			   struct status_source_state *out);
 
+/* rel is absolute inside the tree: "/data/adb" is <root>/data/adb. */
 static void
 path_of(const struct fx *fx, const char *rel, char *buf, size_t size)
 {
-	int n = snprintf(buf, size, "%s%s", fx->root, rel);
-
-	assert_true(n > 0 && (size_t)n < size);
+	fixture_join(buf, size, fx->root, "%s", rel + (rel[0] == '/'));
 }
 
 static int
 setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
 	struct fx *fx = calloc(1, sizeof(*fx));
-	int n;
 
-	if (!fx)
-		return -1;
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	n = snprintf(fx->root, sizeof(fx->root), "%s/tapd-noroot-XXXXXX", tmp);
-	if (n < 0 || (size_t)n >= sizeof(fx->root) || !mkdtemp(fx->root)) {
-		free(fx);
-		return -1;
-	}
 	/* The other user must reach what it is then refused. */
-	if (chmod(fx->root, 0755) != 0) {
+	if (!fx || fixture_tmpdir(fx->root, sizeof(fx->root), "noroot") != 0 ||
+	    chmod(fx->root, 0755) != 0) {
 		free(fx);
 		return -1;
 	}
@@ -77,20 +66,11 @@ setup(void **state)
 }
 
 static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
 teardown(void **state)
 {
 	struct fx *fx = *state;
 
-	nftw(fx->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_rmtree(fx->root);
 	free(fx);
 	return 0;
 }
@@ -109,12 +89,9 @@ static void
 make_file(const struct fx *fx, const char *rel, mode_t mode)
 {
 	char path[PATH_MAX];
-	FILE *f;
 
 	path_of(fx, rel, path, sizeof(path));
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fclose(f);
+	fixture_write(path, "", 0);
 	assert_int_equal(chmod(path, mode), 0);
 }
 
@@ -360,13 +337,9 @@ static void
 write_file(const struct fx *fx, const char *rel, const char *text)
 {
 	char path[PATH_MAX];
-	FILE *f;
 
 	path_of(fx, rel, path, sizeof(path));
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_true(fputs(text, f) >= 0);
-	assert_int_equal(fclose(f), 0);
+	fixture_write_str(path, text);
 }
 
 static int

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "fixture.h"
 #include "log.h"
 
 static char path[64];
@@ -19,17 +20,7 @@ static char path[64];
 static char *
 slurp(void)
 {
-	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t n;
-
-	assert_non_null(f);
-	buf = calloc(1, 65536);
-	assert_non_null(buf);
-	n = fread(buf, 1, 65535, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	return fixture_slurp(path, NULL);
 }
 
 static int

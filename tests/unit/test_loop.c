@@ -79,6 +79,20 @@ on_signal(void *ctx, int signo)
 	return 0;
 }
 
+/*
+ * A new loop watching the read end of a new pipe p; the test sets what the
+ * callback does before it runs the loop.
+ */
+static void
+pipe_loop(struct counts *c, int p[2])
+{
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(pipe(p), 0);
+	c->rfd = p[0];
+	assert_int_equal(loop_new(&c->loop), 0);
+	assert_int_equal(loop_add_fd(c->loop, p[0], EPOLLIN, on_fd, c), 0);
+}
+
 static void
 test_new_free(void **state)
 {
@@ -98,12 +112,8 @@ test_fd(void **state)
 	int p[2];
 
 	(void)state;
-	memset(&c, 0, sizeof(c));
-	assert_int_equal(pipe(p), 0);
-	c.rfd = p[0];
+	pipe_loop(&c, p);
 	c.stop_after = 2;
-	assert_int_equal(loop_new(&c.loop), 0);
-	assert_int_equal(loop_add_fd(c.loop, p[0], EPOLLIN, on_fd, &c), 0);
 	/* The callback stops the run after its first call. */
 	assert_int_equal(write(p[1], "a", 1), 1);
 	c.stop_after = 1;
@@ -128,12 +138,8 @@ test_fd_error(void **state)
 	int p[2];
 
 	(void)state;
-	memset(&c, 0, sizeof(c));
-	assert_int_equal(pipe(p), 0);
-	c.rfd = p[0];
+	pipe_loop(&c, p);
 	c.fail_with = -ENOMEM;
-	assert_int_equal(loop_new(&c.loop), 0);
-	assert_int_equal(loop_add_fd(c.loop, p[0], EPOLLIN, on_fd, &c), 0);
 	assert_int_equal(write(p[1], "a", 1), 1);
 	/* A callback's negative value ends the run and is returned. */
 	assert_int_equal(loop_run(c.loop), -ENOMEM);
@@ -150,12 +156,8 @@ test_del_fd(void **state)
 	int p[2];
 
 	(void)state;
-	memset(&c, 0, sizeof(c));
-	assert_int_equal(pipe(p), 0);
-	c.rfd = p[0];
+	pipe_loop(&c, p);
 	c.stop_after = 3;
-	assert_int_equal(loop_new(&c.loop), 0);
-	assert_int_equal(loop_add_fd(c.loop, p[0], EPOLLIN, on_fd, &c), 0);
 	assert_int_equal(loop_del_fd(c.loop, p[0]), 0);
 	assert_int_equal(loop_del_fd(c.loop, p[0]), -ENOENT);
 	assert_int_equal(loop_del_fd(c.loop, 12345), -ENOENT);

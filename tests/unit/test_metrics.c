@@ -6,7 +6,7 @@
  * values asserted are derived from the taps each test feeds.
  */
 #include <errno.h>
-#include <ftw.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "metrics.h"
 #include "status.h"
 #include "store.h"
@@ -684,16 +685,7 @@ test_status(void **state)
 	free(text);
 }
 
-static char test_dir[512];
-
-static int
-remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
+static char test_dir[PATH_MAX];
 
 /*
  * A copy of text without its start time, the one line two metrics objects
@@ -754,19 +746,15 @@ test_load(void **state)
 	struct store *st = NULL;
 	struct store_tap t;
 	char path[600], *a, *b, *text;
-	const char *tmp = getenv("TMPDIR");
 	struct store *db = NULL;
 	uint64_t seed = 42;
 	int64_t first;
-	int i, n;
+	int i;
 
 	(void)state;
-	n = snprintf(test_dir, sizeof(test_dir), "%s/tapd-test-metrics-XXXXXX",
-		     tmp && *tmp ? tmp : "/tmp");
-	assert_true(n > 0 && (size_t)n < sizeof(test_dir));
-	assert_non_null(mkdtemp(test_dir));
-	n = snprintf(path, sizeof(path), "%s/taps.db", test_dir);
-	assert_true(n > 0 && (size_t)n < sizeof(path));
+	assert_int_equal(
+		fixture_tmpdir(test_dir, sizeof(test_dir), "test-metrics"), 0);
+	fixture_join(path, sizeof(path), test_dir, "taps.db");
 
 	assert_int_equal(store_open(path, 0, &st), 0);
 	assert_int_equal(metrics_new(&live), 0);
@@ -821,8 +809,7 @@ test_load(void **state)
 	free(b);
 	metrics_free(live);
 	metrics_free(loaded);
-	assert_int_equal(nftw(test_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS),
-			 0);
+	assert_int_equal(fixture_rmtree(test_dir), 0);
 }
 
 /*
@@ -837,17 +824,13 @@ test_load_cap(void **state)
 	struct store *st = NULL;
 	struct store_tap t;
 	char path[600], app[64], key[128], *text;
-	const char *tmp = getenv("TMPDIR");
 	struct store *db = NULL;
 	int i, j, n;
 
 	(void)state;
-	n = snprintf(test_dir, sizeof(test_dir), "%s/tapd-test-metrics-XXXXXX",
-		     tmp && *tmp ? tmp : "/tmp");
-	assert_true(n > 0 && (size_t)n < sizeof(test_dir));
-	assert_non_null(mkdtemp(test_dir));
-	n = snprintf(path, sizeof(path), "%s/cap.db", test_dir);
-	assert_true(n > 0 && (size_t)n < sizeof(path));
+	assert_int_equal(
+		fixture_tmpdir(test_dir, sizeof(test_dir), "test-metrics"), 0);
+	fixture_join(path, sizeof(path), test_dir, "cap.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 	for (i = 0; i < 505; i++) {
 		snprintf(app, sizeof(app), "com.a.few%03d", i);
@@ -887,8 +870,7 @@ test_load_cap(void **state)
 		    15);
 	free(text);
 	metrics_free(m);
-	assert_int_equal(nftw(test_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS),
-			 0);
+	assert_int_equal(fixture_rmtree(test_dir), 0);
 }
 
 struct worker {

@@ -5,7 +5,6 @@
  * measured, waiting for frames, truncated at the end, without frames.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <linux/input.h>
 #include <setjmp.h>
 #include <sqlite3.h>
@@ -20,6 +19,7 @@
 #include <cmocka.h>
 
 #include "device.h"
+#include "fixture.h"
 #include "foreground.h"
 #include "pipeline.h"
 #include "status.h"
@@ -31,42 +31,8 @@
 
 #define APP "com.example.mail"
 
-static char test_dir[256];
-
-static int
-remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
-group_setup(void **state)
-{
-	const char *tmp = getenv("TMPDIR");
-	int n;
-
-	(void)state;
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	n = snprintf(test_dir, sizeof(test_dir), "%s/tapd-test-pipeline-XXXXXX",
-		     tmp);
-	if (n < 0 || (size_t)n >= sizeof(test_dir) || !mkdtemp(test_dir))
-		return -1;
-	return 0;
-}
-
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return nftw(test_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* A pipeline over a fresh database, one app in front throughout. */
-struct fixture {
+struct rig {
 	struct store *store;
 	struct foreground *fg;
 	struct pipeline *pipe;
@@ -78,24 +44,21 @@ struct fixture {
 static void
 on_touch_down(void *ctx, int64_t t_ns)
 {
-	struct fixture *f = ctx;
+	struct rig *f = ctx;
 
 	f->touch_downs++;
 	f->last_down = t_ns;
 }
 
 static void
-fixture_open(struct fixture *f, const char *name)
+rig_open(struct rig *f, const char *name)
 {
 	struct pipeline_options o;
 	char path[512];
 	int64_t run = 0;
-	int n;
 
 	memset(f, 0, sizeof(*f));
-	n = snprintf(path, sizeof(path), "%s/%s", test_dir, name);
-	assert_true(n > 0 && (size_t)n < sizeof(path));
-	assert_int_equal(store_open(path, 0, &f->store), 0);
+	f->store = fixture_store_new(name, path, sizeof(path));
 	assert_int_equal(store_begin_run(f->store, "replay", "test", &run), 0);
 	assert_int_equal(foreground_new_static(APP, &f->fg), 0);
 	pipeline_options_init(&o);
@@ -108,7 +71,7 @@ fixture_open(struct fixture *f, const char *name)
 }
 
 static void
-fixture_close(struct fixture *f)
+rig_close(struct rig *f)
 {
 	pipeline_free(f->pipe);
 	foreground_free(f->fg);
@@ -117,20 +80,16 @@ fixture_close(struct fixture *f)
 }
 
 static void
-input(struct fixture *f, int64_t t, uint16_t type, uint16_t code, int32_t value)
+input(struct rig *f, int64_t t, uint16_t type, uint16_t code, int32_t value)
 {
-	struct touch_event ev;
+	struct touch_event ev = fixture_event(t, type, code, value);
 
-	ev.time_ns = t;
-	ev.type = type;
-	ev.code = code;
-	ev.value = value;
 	assert_int_equal(pipeline_input(f->pipe, &ev), 0);
 }
 
 /* One finger down at (x, y) at t_down, lifted at t_up: a tap. */
 static void
-tap(struct fixture *f, int64_t t_down, int64_t t_up, int32_t x, int32_t y)
+tap(struct rig *f, int64_t t_down, int64_t t_up, int32_t x, int32_t y)
 {
 	input(f, t_down, EV_ABS, ABS_MT_TRACKING_ID, 7);
 	input(f, t_down, EV_ABS, ABS_MT_POSITION_X, x);
@@ -141,7 +100,7 @@ tap(struct fixture *f, int64_t t_down, int64_t t_up, int32_t x, int32_t y)
 }
 
 static void
-frame(struct fixture *f, int64_t start, int64_t present)
+frame(struct rig *f, int64_t start, int64_t present)
 {
 	struct correlate_frame cf;
 
@@ -154,7 +113,7 @@ frame(struct fixture *f, int64_t start, int64_t present)
 
 /* The stored rows as "kind status first_frame_ms settle_ms;...". */
 static void
-rows(struct fixture *f, char *buf, size_t len)
+rows(struct rig *f, char *buf, size_t len)
 {
 	sqlite3_stmt *st = NULL;
 	size_t used = 0;
@@ -300,11 +259,11 @@ test_tap_measured(void **state)
 {
 	struct pipeline_stats ps;
 	struct status_snapshot s;
-	struct fixture f;
+	struct rig f;
 	char got[512];
 
 	(void)state;
-	fixture_open(&f, "measured.db");
+	rig_open(&f, "measured.db");
 	pipeline_set_coverage(f.pipe, 0);
 	tap(&f, 1 * S, 1 * S + 80 * MS, 100, 200);
 	assert_int_equal(f.touch_downs, 1);
@@ -342,7 +301,7 @@ test_tap_measured(void **state)
 	assert_true(s.frames_lag_ns == 80 * MS);
 	pipeline_fill_status(f.pipe, INT64_MAX, &s);
 	assert_true(s.frames_lag_ns == -1);
-	fixture_close(&f);
+	rig_close(&f);
 }
 
 static void
@@ -350,11 +309,11 @@ test_tap_pending_then_truncated(void **state)
 {
 	struct pipeline_stats ps;
 	const char *apps[4];
-	struct fixture f;
+	struct rig f;
 	char got[512];
 
 	(void)state;
-	fixture_open(&f, "truncated.db");
+	rig_open(&f, "truncated.db");
 	pipeline_set_coverage(f.pipe, 0);
 	tap(&f, 2 * S, 2 * S + 50 * MS, 10, 10);
 	frame(&f, 2 * S + 60 * MS, 2 * S + 70 * MS);
@@ -373,17 +332,17 @@ test_tap_pending_then_truncated(void **state)
 	assert_int_equal(ps.finalized, 1);
 	rows(&f, got, sizeof(got));
 	assert_string_equal(got, "tap truncated 20 20 " APP ";");
-	fixture_close(&f);
+	rig_close(&f);
 }
 
 static void
 test_frames_unavailable(void **state)
 {
-	struct fixture f;
+	struct rig f;
 	char got[512];
 
 	(void)state;
-	fixture_open(&f, "unavailable.db");
+	rig_open(&f, "unavailable.db");
 	/* No coverage was ever declared: no frame source at all. */
 	tap(&f, 1 * S, 1 * S + 60 * MS, 10, 10);
 	assert_int_equal(pipeline_advance(f.pipe, INT64_MAX, 2 * S), 0);
@@ -391,18 +350,18 @@ test_frames_unavailable(void **state)
 	assert_int_equal(pipeline_flush(f.pipe), 0);
 	rows(&f, got, sizeof(got));
 	assert_string_equal(got, "tap frames_unavailable -1 -1 " APP ";");
-	fixture_close(&f);
+	rig_close(&f);
 }
 
 static void
 test_swipe_not_measured(void **state)
 {
 	struct pipeline_stats ps;
-	struct fixture f;
+	struct rig f;
 	char got[512];
 
 	(void)state;
-	fixture_open(&f, "swipe.db");
+	rig_open(&f, "swipe.db");
 	pipeline_set_coverage(f.pipe, 0);
 	input(&f, 1 * S, EV_ABS, ABS_MT_TRACKING_ID, 3);
 	input(&f, 1 * S, EV_ABS, ABS_MT_POSITION_X, 100);
@@ -422,7 +381,7 @@ test_swipe_not_measured(void **state)
 	assert_int_equal(ps.finalized, 0);
 	rows(&f, got, sizeof(got));
 	assert_string_equal(got, "swipe not_measured -1 -1 " APP ";");
-	fixture_close(&f);
+	rig_close(&f);
 }
 
 int
@@ -438,5 +397,6 @@ main(void)
 		cmocka_unit_test(test_swipe_not_measured),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, fixture_group_setup,
+				      fixture_group_teardown);
 }

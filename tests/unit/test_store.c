@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,52 +20,9 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "fixture.h"
 #include "log.h"
 #include "store.h"
-
-static char test_dir[512];
-
-static int
-remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
-group_setup(void **state)
-{
-	const char *tmp = getenv("TMPDIR");
-	int n;
-
-	(void)state;
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	n = snprintf(test_dir, sizeof(test_dir), "%s/tapd-test-store-XXXXXX",
-		     tmp);
-	if (n < 0 || (size_t)n >= sizeof(test_dir) || !mkdtemp(test_dir))
-		return -1;
-	return 0;
-}
-
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return nftw(test_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* A path inside the test directory; each test uses names of its own. */
-static void
-path_of(char *buf, size_t size, const char *name)
-{
-	int n;
-
-	n = snprintf(buf, size, "%s/%s", test_dir, name);
-	assert_true(n > 0 && (size_t)n < size);
-}
 
 static int64_t
 clock_ns(clockid_t clock)
@@ -140,38 +96,6 @@ visible_taps(const char *path)
 	return n;
 }
 
-/* Reads a whole (small) file into a malloc'ed NUL-terminated buffer. */
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f;
-	char *buf;
-	size_t n;
-
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	buf = malloc(1 << 20);
-	assert_non_null(buf);
-	n = fread(buf, 1, (1 << 20) - 1, f);
-	assert_int_equal(ferror(f), 0);
-	fclose(f);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
-}
-
-static void
-write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f;
-
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
 /*
  * Runs store_open with the log going to a file and returns its result;
  * the log text lands in log_text (free it).
@@ -183,14 +107,14 @@ open_logged(const char *path, unsigned flags, struct store **st,
 	char logpath[256];
 	int rc;
 
-	path_of(logpath, sizeof(logpath), "open.log");
+	fixture_path(logpath, sizeof(logpath), "open.log");
 	unlink(logpath);
 	log_set_level(LOG_LEVEL_INFO);
 	assert_int_equal(log_open_file(logpath), 0);
 	rc = store_open(path, flags, st);
 	log_close();
 	log_set_level(LOG_LEVEL_WARN);
-	*log_text = slurp(logpath, NULL);
+	*log_text = fixture_slurp(logpath, NULL);
 	return rc;
 }
 
@@ -235,7 +159,7 @@ test_migrate_fresh(void **state)
 	size_t i;
 
 	(void)state;
-	path_of(path, sizeof(path), "fresh.db");
+	fixture_path(path, sizeof(path), "fresh.db");
 	assert_true(store_schema_latest() >= 1);
 	assert_int_equal(open_logged(path, 0, &st, &log_text), 0);
 	assert_non_null(strstr(log_text, "migrated '"));
@@ -289,7 +213,7 @@ test_fresh_file_with_header(void **state)
 	sqlite3 *db;
 
 	(void)state;
-	path_of(path, sizeof(path), "header-only.db");
+	fixture_path(path, sizeof(path), "header-only.db");
 	db = raw_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	raw_text(db, "PRAGMA journal_mode = WAL", mode, sizeof(mode));
 	assert_string_equal(mode, "wal");
@@ -314,7 +238,7 @@ test_wal_persists(void **state)
 	sqlite3 *db;
 
 	(void)state;
-	path_of(path, sizeof(path), "wal.db");
+	fixture_path(path, sizeof(path), "wal.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 	assert_int_equal(store_add_tap(st, &t), 0);
 	assert_int_equal(store_commit(st), 0);
@@ -345,7 +269,7 @@ test_reopen(void **state)
 	int i;
 
 	(void)state;
-	path_of(path, sizeof(path), "reopen.db");
+	fixture_path(path, sizeof(path), "reopen.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 	for (i = 0; i < 5; i++)
 		assert_int_equal(store_add_tap(st, &t), 0);
@@ -372,12 +296,12 @@ test_refuse_foreign_sqlite(void **state)
 	sqlite3 *db;
 
 	(void)state;
-	path_of(path, sizeof(path), "foreign.db");
+	fixture_path(path, sizeof(path), "foreign.db");
 	db = raw_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	raw_exec(db, "CREATE TABLE contacts (name TEXT);"
 		     "INSERT INTO contacts VALUES ('alice')");
 	sqlite3_close(db);
-	before = slurp(path, &len_before);
+	before = fixture_slurp(path, &len_before);
 
 	assert_int_equal(open_logged(path, 0, &st, &log_text), -EPROTO);
 	assert_null(st);
@@ -390,7 +314,7 @@ test_refuse_foreign_sqlite(void **state)
 	assert_int_equal(store_open(path, STORE_OPEN_READONLY, &st), -EPROTO);
 
 	/* Refused means untouched: not even switched to WAL. */
-	after = slurp(path, &len_after);
+	after = fixture_slurp(path, &len_after);
 	assert_int_equal(len_before, len_after);
 	assert_memory_equal(before, after, len_before);
 	free(before);
@@ -406,7 +330,7 @@ test_refuse_other_application(void **state)
 	sqlite3 *db;
 
 	(void)state;
-	path_of(path, sizeof(path), "other-app.db");
+	fixture_path(path, sizeof(path), "other-app.db");
 	db = raw_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	raw_exec(db, "PRAGMA application_id = 305419896"); /* 0x12345678 */
 	sqlite3_close(db);
@@ -428,8 +352,8 @@ test_refuse_text_file(void **state)
 	char path[256];
 
 	(void)state;
-	path_of(path, sizeof(path), "text.db");
-	write_file(path, text, sizeof(text) - 1);
+	fixture_path(path, sizeof(path), "text.db");
+	fixture_write(path, text, sizeof(text) - 1);
 	assert_int_equal(store_open(path, 0, &st), -EIO);
 	assert_null(st);
 	assert_int_equal(store_open(path, STORE_OPEN_READONLY, &st), -EIO);
@@ -445,7 +369,7 @@ test_refuse_newer_schema(void **state)
 	sqlite3 *db;
 
 	(void)state;
-	path_of(path, sizeof(path), "newer.db");
+	fixture_path(path, sizeof(path), "newer.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 	store_close(st);
 	db = raw_open(path, SQLITE_OPEN_READWRITE);
@@ -472,15 +396,15 @@ test_readonly_refusals(void **state)
 	char path[256];
 
 	(void)state;
-	path_of(path, sizeof(path), "missing.db");
+	fixture_path(path, sizeof(path), "missing.db");
 	assert_int_equal(store_open(path, STORE_OPEN_READONLY, &st), -ENOENT);
 	assert_null(st);
 	/* A reader never creates the file it was asked to read. */
 	assert_int_equal(access(path, F_OK), -1);
 
 	/* An empty file has no schema yet, and a reader cannot add one. */
-	path_of(path, sizeof(path), "empty.db");
-	write_file(path, "", 0);
+	fixture_path(path, sizeof(path), "empty.db");
+	fixture_write(path, "", 0);
 	assert_int_equal(store_open(path, STORE_OPEN_READONLY, &st), -EPROTO);
 	assert_int_equal(store_open(path, 0x80, &st), -EINVAL);
 }
@@ -495,7 +419,7 @@ test_batching(void **state)
 	int i;
 
 	(void)state;
-	path_of(path, sizeof(path), "batch.db");
+	fixture_path(path, sizeof(path), "batch.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 	for (i = 0; i < 255; i++) {
 		t.t_up_ns += 1000000;
@@ -530,7 +454,7 @@ test_tick(void **state)
 	int64_t before;
 
 	(void)state;
-	path_of(path, sizeof(path), "tick.db");
+	fixture_path(path, sizeof(path), "tick.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 	/* Nothing pending: a tick does nothing. */
 	assert_int_equal(store_tick(st, clock_ns(CLOCK_MONOTONIC)), 0);
@@ -557,7 +481,7 @@ test_nulls_and_values(void **state)
 	sqlite3 *db;
 
 	(void)state;
-	path_of(path, sizeof(path), "values.db");
+	fixture_path(path, sizeof(path), "values.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 
 	/* Every field at its "unknown" value. */
@@ -630,7 +554,7 @@ test_invalid_taps(void **state)
 	size_t i;
 
 	(void)state;
-	path_of(path, sizeof(path), "invalid.db");
+	fixture_path(path, sizeof(path), "invalid.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 	for (i = 0; i < 10; i++) {
 		t = sample_tap();
@@ -692,7 +616,7 @@ test_rejected_row_keeps_batch(void **state)
 	int64_t n = -1;
 
 	(void)state;
-	path_of(path, sizeof(path), "fk.db");
+	fixture_path(path, sizeof(path), "fk.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 	assert_int_equal(store_add_tap(st, &t), 0);
 	t.session = 42;
@@ -710,17 +634,6 @@ test_rejected_row_keeps_batch(void **state)
 }
 
 static void
-copy_file(const char *from, const char *to)
-{
-	char *buf;
-	size_t len;
-
-	buf = slurp(from, &len);
-	write_file(to, buf, len);
-	free(buf);
-}
-
-static void
 test_readonly(void **state)
 {
 	struct store *st = NULL, *ro = NULL, *live = NULL;
@@ -729,15 +642,15 @@ test_readonly(void **state)
 	int64_t n = -1, run = 0;
 
 	(void)state;
-	path_of(path, sizeof(path), "ro.db");
-	path_of(copy, sizeof(copy), "ro-copy.db");
+	fixture_path(path, sizeof(path), "ro.db");
+	fixture_path(copy, sizeof(copy), "ro-copy.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 	assert_int_equal(store_add_tap(st, &t), 0);
 	t.kind = "multi";
 	t.status = "not_measured";
 	assert_int_equal(store_add_tap(st, &t), 0);
 	store_close(st);
-	copy_file(path, copy);
+	fixture_copy(path, copy);
 
 	assert_int_equal(store_open(copy, STORE_OPEN_READONLY, &ro), 0);
 	assert_int_equal(store_schema_version(ro), store_schema_latest());
@@ -776,7 +689,7 @@ test_runs(void **state)
 	sqlite3 *db;
 
 	(void)state;
-	path_of(path, sizeof(path), "runs.db");
+	fixture_path(path, sizeof(path), "runs.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 	/* A tap before any run belongs to none, even if still pending. */
 	assert_int_equal(store_add_tap(st, &t), 0);
@@ -901,7 +814,7 @@ test_insert_frames(void **state)
 	sqlite3 *db;
 
 	(void)state;
-	path_of(path, sizeof(path), "frames.db");
+	fixture_path(path, sizeof(path), "frames.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 	t.frames = 3;
 	assert_int_equal(store_insert(st, &t, fr, 3, &id), 0);
@@ -1056,7 +969,7 @@ test_hist_maintained(void **state)
 
 	(void)state;
 	hist_taps(t, &n);
-	path_of(path, sizeof(path), "hist.db");
+	fixture_path(path, sizeof(path), "hist.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 	for (i = 0; i < n; i++)
 		assert_int_equal(store_insert(st, &t[i], NULL, 0, NULL), 0);
@@ -1154,7 +1067,7 @@ test_migration_backfill(void **state)
 
 	(void)state;
 	hist_taps(t, &n);
-	path_of(path1, sizeof(path1), "v1.db");
+	fixture_path(path1, sizeof(path1), "v1.db");
 	db = raw_open(path1, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d",
 		 STORE_APPLICATION_ID);
@@ -1168,7 +1081,7 @@ test_migration_backfill(void **state)
 	assert_int_equal(store_schema_version(st), store_schema_latest());
 	store_close(st);
 
-	path_of(path2, sizeof(path2), "v2.db");
+	fixture_path(path2, sizeof(path2), "v2.db");
 	assert_int_equal(store_open(path2, 0, &st), 0);
 	for (i = 0; i < n; i++)
 		assert_int_equal(store_insert(st, &t[i], NULL, 0, NULL), 0);
@@ -1213,7 +1126,7 @@ test_sessions(void **state)
 	sqlite3 *db;
 
 	(void)state;
-	path_of(path, sizeof(path), "sessions.db");
+	fixture_path(path, sizeof(path), "sessions.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 	/* A tap waits in the open batch when the session starts. */
 	assert_int_equal(store_add_tap(st, &t), 0);
@@ -1302,7 +1215,7 @@ test_retention(void **state)
 	int i, rc;
 
 	(void)state;
-	path_of(path, sizeof(path), "retention.db");
+	fixture_path(path, sizeof(path), "retention.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 	/* Ten taps a day over five days, noon to afternoon. */
 	for (i = 0; i < 50; i++) {
@@ -1373,5 +1286,6 @@ main(void)
 	};
 
 	log_init("test_store", LOG_LEVEL_WARN);
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, fixture_group_setup,
+				      fixture_group_teardown);
 }

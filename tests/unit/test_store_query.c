@@ -5,7 +5,6 @@
  * histogram path is checked against the exact one within its bound.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +18,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "fixture.h"
 #include "log.h"
 #include "store.h"
 #include "store_query.h"
@@ -30,49 +30,6 @@
 #define DAY_NS	(24 * HOUR_NS)
 /* 2025-12-01T00:00:00Z, a whole day. */
 #define DAY0 (1764547200LL * 1000000000LL)
-
-static char test_dir[512];
-
-static int
-remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
-group_setup(void **state)
-{
-	const char *tmp = getenv("TMPDIR");
-	int n;
-
-	(void)state;
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	n = snprintf(test_dir, sizeof(test_dir), "%s/tapd-test-query-XXXXXX",
-		     tmp);
-	if (n < 0 || (size_t)n >= sizeof(test_dir) || !mkdtemp(test_dir))
-		return -1;
-	return 0;
-}
-
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return nftw(test_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static void
-path_of(char *buf, size_t size, const char *name)
-{
-	int n;
-
-	n = snprintf(buf, size, "%s/%s", test_dir, name);
-	assert_true(n > 0 && (size_t)n < size);
-}
 
 static struct store_tap
 tap_of(const char *app, int64_t wall_ns, int64_t first_ms_x1000)
@@ -93,17 +50,6 @@ tap_of(const char *app, int64_t wall_ns, int64_t first_ms_x1000)
 	t.settle_ns = first_ms_x1000 * 1000 * 3;
 	t.frames = 1;
 	return t;
-}
-
-/* A writer on a new file. */
-static struct store *
-new_db(const char *name, char *path, size_t size)
-{
-	struct store *st = NULL;
-
-	path_of(path, size, name);
-	assert_int_equal(store_open(path, 0, &st), 0);
-	return st;
 }
 
 static void
@@ -195,7 +141,7 @@ test_exact_known(void **state)
 	int i;
 
 	(void)state;
-	st = new_db("known.db", path, sizeof(path));
+	st = fixture_store_new("known.db", path, sizeof(path));
 	/* com.a: 1..10 ms of ok taps, inserted out of order. */
 	for (i = 0; i < 10; i++) {
 		t = tap_of("com.a", DAY0 + i * MIN_NS, order[i] * 1000);
@@ -381,7 +327,7 @@ test_bad_args(void **state)
 	size_t i;
 
 	(void)state;
-	st = new_db("bad.db", path, sizeof(path));
+	st = fixture_store_new("bad.db", path, sizeof(path));
 	store_close(st);
 	ro = reader(path);
 	db = ro;
@@ -548,7 +494,7 @@ test_hist_vs_exact(void **state)
 	int m;
 
 	(void)state;
-	st = new_db("hist.db", path, sizeof(path));
+	st = fixture_store_new("hist.db", path, sizeof(path));
 	/* 12000 taps over three days; "big" has 11000 of them. */
 	for (i = 0; i < HN; i++) {
 		s[i].app = i % 12 == 0 ? "small" : "big";
@@ -631,7 +577,7 @@ test_histogram(void **state)
 	struct store *db;
 
 	(void)state;
-	st = new_db("histogram.db", path, sizeof(path));
+	st = fixture_store_new("histogram.db", path, sizeof(path));
 	assert_int_equal(store_session_start(st, "all", &session, NULL), 0);
 	for (i = 0; i < 300; i++) {
 		vals[i] = rand_latency_us() * 1000;
@@ -710,7 +656,7 @@ test_apps(void **state)
 	int i;
 
 	(void)state;
-	st = new_db("apps.db", path, sizeof(path));
+	st = fixture_store_new("apps.db", path, sizeof(path));
 	for (i = 1; i <= 100; i++) {
 		t = tap_of("com.z", DAY0 + i * MIN_NS, i * 1000);
 		add(st, &t);
@@ -789,7 +735,7 @@ test_snapshot(void **state)
 	sqlite3 *db;
 
 	(void)state;
-	st = new_db("snap.db", path, sizeof(path));
+	st = fixture_store_new("snap.db", path, sizeof(path));
 	t = tap_of("com.s", DAY0, 1000);
 	add(st, &t);
 	assert_int_equal(store_commit(st), 0);
@@ -835,5 +781,6 @@ main(void)
 	};
 
 	log_init("test_store_query", LOG_LEVEL_WARN);
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, fixture_group_setup,
+				      fixture_group_teardown);
 }

@@ -4,7 +4,6 @@
  * read-only store as the API reads them.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "log.h"
 #include "store.h"
 #include "store_sql.h"
@@ -25,40 +25,6 @@
 /* 2025-12-01T00:00:00Z. */
 #define DAY0   (1764547200LL * 1000000000LL)
 #define MAXIDS 64
-
-static char test_dir[512];
-
-static int
-remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
-group_setup(void **state)
-{
-	const char *tmp = getenv("TMPDIR");
-	int n;
-
-	(void)state;
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	n = snprintf(test_dir, sizeof(test_dir), "%s/tapd-test-taps-XXXXXX",
-		     tmp);
-	if (n < 0 || (size_t)n >= sizeof(test_dir) || !mkdtemp(test_dir))
-		return -1;
-	return 0;
-}
-
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return nftw(test_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static struct store_tap
 tap_of(const char *app, const char *kind, const char *status, int64_t wall_ns)
@@ -161,10 +127,8 @@ reader(const char *name, int64_t *session)
 {
 	struct store *ro;
 	char path[600];
-	int n;
 
-	n = snprintf(path, sizeof(path), "%s/%s", test_dir, name);
-	assert_true(n > 0 && (size_t)n < sizeof(path));
+	fixture_path(path, sizeof(path), name);
 	fill(path, session);
 	assert_int_equal(store_open(path, STORE_OPEN_READONLY, &ro), 0);
 	return ro;
@@ -178,6 +142,19 @@ assert_ids(const struct ids *l, const int64_t *want, size_t n)
 	assert_int_equal(l->n, n);
 	for (i = 0; i < n; i++)
 		assert_int_equal(l->id[i], want[i]);
+}
+
+/* Walks ro with f in order (limit 0: all) and checks the ids it gave. */
+static void
+expect_walk(struct store *ro, const struct store_filter *f,
+	    enum store_order order, int64_t limit, const int64_t *want,
+	    size_t n)
+{
+	struct ids l;
+
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(store_taps_walk(ro, f, order, limit, collect, &l), 0);
+	assert_ids(&l, want, n);
 }
 
 static void
@@ -211,15 +188,9 @@ test_walk_orders(void **state)
 	(void)state;
 	ro = reader("orders.db", &session);
 	store_filter_init(&f);
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_ID, 0, collect, &l), 0);
-	assert_ids(&l, by_id, 7);
+	expect_walk(ro, &f, STORE_ORDER_ID, 0, by_id, 7);
 	/* NULL sorts first in SQLite: the tap of no wall time, no app. */
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_WALL, 0, collect, &l), 0);
-	assert_ids(&l, by_wall, 7);
+	expect_walk(ro, &f, STORE_ORDER_WALL, 0, by_wall, 7);
 	f.wall = STORE_WALL_KNOWN;
 	memset(&l, 0, sizeof(l));
 	assert_int_equal(
@@ -229,10 +200,7 @@ test_walk_orders(void **state)
 	assert_string_equal(l.app[0], "");
 	assert_string_equal(l.app[5], "com.b");
 	/* A limit, and a callback that stops, are not errors. */
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_ID, 2, collect, &l), 0);
-	assert_ids(&l, by_id, 2);
+	expect_walk(ro, &f, STORE_ORDER_ID, 2, by_id, 2);
 	memset(&l, 0, sizeof(l));
 	l.stop_at = 3;
 	assert_int_equal(
@@ -269,10 +237,7 @@ test_filter(void **state)
 
 	store_filter_init(&f);
 	f.app = "com.a";
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_ID, 0, collect, &l), 0);
-	assert_ids(&l, app_a, 3);
+	expect_walk(ro, &f, STORE_ORDER_ID, 0, app_a, 3);
 
 	store_filter_init(&f);
 	f.app_unknown = 1;
@@ -281,37 +246,25 @@ test_filter(void **state)
 
 	store_filter_init(&f);
 	f.after_id = 4;
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_ID, 0, collect, &l), 0);
-	assert_ids(&l, after, 3);
+	expect_walk(ro, &f, STORE_ORDER_ID, 0, after, 3);
 
 	/* Both ends included; a range leaves out taps of no wall time. */
 	store_filter_init(&f);
 	f.since_ns = DAY0 + 2000 * MS;
 	f.until_ns = DAY0 + 3000 * MS;
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_ID, 0, collect, &l), 0);
-	assert_ids(&l, range, 3);
+	expect_walk(ro, &f, STORE_ORDER_ID, 0, range, 3);
 	f.until_ns = INT64_MAX;
 	assert_int_equal(store_taps_count(ro, &f, &n), 0);
 	assert_int_equal(n, 5);
 
 	store_filter_init(&f);
 	f.session = session;
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_WALL, 0, collect, &l), 0);
-	assert_ids(&l, sess, 2);
+	expect_walk(ro, &f, STORE_ORDER_WALL, 0, sess, 2);
 
 	store_filter_init(&f);
 	f.kinds = 1u << STORE_KIND_TAP;
 	f.status = "ok";
-	memset(&l, 0, sizeof(l));
-	assert_int_equal(
-		store_taps_walk(ro, &f, STORE_ORDER_ID, 0, collect, &l), 0);
-	assert_ids(&l, tap_ok, 3);
+	expect_walk(ro, &f, STORE_ORDER_ID, 0, tap_ok, 3);
 	f.kinds = STORE_KINDS_MEASURED;
 	assert_int_equal(store_taps_count(ro, &f, &n), 0);
 	assert_int_equal(n, 4);
@@ -516,5 +469,6 @@ main(void)
 	};
 
 	log_init("test_store_taps", LOG_LEVEL_WARN);
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, fixture_group_setup,
+				      fixture_group_teardown);
 }

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "fixture.h"
 #include "store.h"
 #include "store_sql.h"
 #include "tapjson.h"
@@ -353,7 +354,6 @@ test_utf8(void **state)
 static void
 test_row(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
 	char dir[256], path[300];
 	struct store_tap in[2], out;
 	struct store *st = NULL;
@@ -365,12 +365,8 @@ test_row(void **state)
 	int i, rc;
 
 	(void)state;
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	rc = snprintf(dir, sizeof(dir), "%s/tapd-test-tapjson-XXXXXX", tmp);
-	assert_true(rc > 0 && (size_t)rc < sizeof(dir));
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/taps.db", dir);
+	assert_int_equal(fixture_tmpdir(dir, sizeof(dir), "test-tapjson"), 0);
+	fixture_join(path, sizeof(path), dir, "taps.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
 	assert_int_equal(store_begin_run(st, "replay", NULL, &run), 0);
 	full_tap(&in[0]);
@@ -422,12 +418,8 @@ test_row(void **state)
 	assert_int_equal(rc, -EINVAL);
 	sqlite3_finalize(stmt);
 	sqlite3_close(db);
-	snprintf(path, sizeof(path), "%s/taps.db", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/taps.db-wal", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/taps.db-shm", dir);
-	unlink(path);
+	/* Nothing but the database and its companions may be left. */
+	fixture_db_remove(path);
 	assert_int_equal(rmdir(dir), 0);
 }
 

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "touch.h"
 
 #define REC_MAX 256
@@ -40,23 +41,11 @@ rec_cb(void *ctx, const struct touch_point *pt)
 	return 0;
 }
 
-static struct touch_event
-ev(int64_t t, uint16_t type, uint16_t code, int32_t value)
-{
-	struct touch_event e;
-
-	e.time_ns = t;
-	e.type = type;
-	e.code = code;
-	e.value = value;
-	return e;
-}
-
-#define ABS(t, c, v) ev((t), EV_ABS, (c), (v))
-#define SYN(t)	     ev((t), EV_SYN, SYN_REPORT, 0)
-#define MTSYN(t)     ev((t), EV_SYN, SYN_MT_REPORT, 0)
-#define DROP(t)	     ev((t), EV_SYN, SYN_DROPPED, 0)
-#define BTN(t, v)    ev((t), EV_KEY, BTN_TOUCH, (v))
+#define ABS(t, c, v) fixture_event((t), EV_ABS, (c), (v))
+#define SYN(t)	     fixture_event((t), EV_SYN, SYN_REPORT, 0)
+#define MTSYN(t)     fixture_event((t), EV_SYN, SYN_MT_REPORT, 0)
+#define DROP(t)	     fixture_event((t), EV_SYN, SYN_DROPPED, 0)
+#define BTN(t, v)    fixture_event((t), EV_KEY, BTN_TOUCH, (v))
 #define SLOT(t, v)   ABS((t), ABS_MT_SLOT, (v))
 #define TID(t, v)    ABS((t), ABS_MT_TRACKING_ID, (v))
 #define MX(t, v)     ABS((t), ABS_MT_POSITION_X, (v))
@@ -628,7 +617,7 @@ test_single_touch(void **state)
 	const struct touch_event evs[] = {
 		ABS(1, ABS_X, 40), ABS(1, ABS_Y, 50), BTN(1, 1), SYN(1),
 		ABS(2, ABS_X, 41), SYN(2),
-		ev(3, EV_MSC, MSC_TIMESTAMP, 9), SYN(3),
+		fixture_event(3, EV_MSC, MSC_TIMESTAMP, 9), SYN(3),
 		BTN(4, 0), SYN(4),
 		ABS(5, ABS_X, 60), SYN(5),
 	};

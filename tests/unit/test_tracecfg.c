@@ -67,6 +67,22 @@ decode(const uint8_t *buf, size_t len, char *text, size_t size)
 		fail_msg("protoc failed: %s", text);
 }
 
+/* Encodes p and checks that protoc reads back exactly want. */
+static void
+expect_decoded(const struct tracecfg_params *p, const char *want)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	char text[4096];
+
+	assert_int_equal(tracecfg_encode(p, &buf, &len), 0);
+	assert_non_null(buf);
+	assert_true(len > 0);
+	decode(buf, len, text, sizeof(text));
+	free(buf);
+	assert_string_equal(text, want);
+}
+
 static void
 test_defaults(void **state)
 {
@@ -88,9 +104,6 @@ static void
 test_full_config_decodes(void **state)
 {
 	struct tracecfg_params p;
-	uint8_t *buf = NULL;
-	size_t len = 0;
-	char text[4096];
 	const char *want =
 		"buffers {\n"
 		"  size_kb: 8192\n"
@@ -120,12 +133,7 @@ test_full_config_decodes(void **state)
 	p.flush_period_ms = 750;
 	/* Past 32 bits: the uint64 field must not be cut. */
 	p.max_file_size_bytes = 64ULL << 30;
-	assert_int_equal(tracecfg_encode(&p, &buf, &len), 0);
-	assert_non_null(buf);
-	assert_true(len > 0);
-	decode(buf, len, text, sizeof(text));
-	free(buf);
-	assert_string_equal(text, want);
+	expect_decoded(&p, want);
 }
 
 /* Optional fields left out stay out; strings are carried byte for byte. */
@@ -133,9 +141,6 @@ static void
 test_optional_fields_and_escapes(void **state)
 {
 	struct tracecfg_params p;
-	uint8_t *buf = NULL;
-	size_t len = 0;
-	char text[4096];
 	const char *want =
 		"buffers {\n"
 		"  size_kb: 1\n"
@@ -160,10 +165,7 @@ test_optional_fields_and_escapes(void **state)
 	p.file_write_period_ms = TRACECFG_WRITE_PERIOD_MIN_MS;
 	p.flush_period_ms = 0;
 	p.max_file_size_bytes = 0;
-	assert_int_equal(tracecfg_encode(&p, &buf, &len), 0);
-	decode(buf, len, text, sizeof(text));
-	free(buf);
-	assert_string_equal(text, want);
+	expect_decoded(&p, want);
 }
 
 /* The wire bytes, worked out by hand from the protobuf encoding rules. */
