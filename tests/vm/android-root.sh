@@ -7,10 +7,10 @@
 # run.sh decides what passes.
 #
 # The Android-shaped root:
-#  - /system/bin: getprop (tests/vm/fakedumpsys.c: the properties of
-#    /etc/vmtest.props, an arm64-v8a phone on API 34), dumpsys and
-#    perfetto (the simulator's fakes, tapd-sim), and resetprop (Magisk's,
-#    in /debug_ramdisk like Magisk's tools);
+#  - /system/bin: getprop, dumpsys and perfetto, and resetprop (Magisk's,
+#    in /debug_ramdisk like Magisk's tools): the simulator's fakes,
+#    tapd-sim, with the properties of /etc/vmtest.props (TAPD_FAKE_PROPS,
+#    set by init.sh), an arm64-v8a phone on API 34;
 #  - /dev/cpuset/top-app/cgroup.procs naming a running process;
 #  - /data/adb (root only, 0700), /data/local/tmp (shell's, 0771), and
 #    /data/misc/perfetto-traces (root's, not writable by others);
@@ -145,7 +145,7 @@ shutdown() {
 # mod_install NAME [PROPS]: the zip installed as the Magisk app does, with the
 # properties PROPS (default /etc/vmtest.props).
 mod_install() {
-	VMTEST_PROPS=${2:-/etc/vmtest.props} sh $V/magisk-install.sh install $ZIP \
+	TAPD_FAKE_PROPS=${2:-/etc/vmtest.props} sh $V/magisk-install.sh install $ZIP \
 		>/tmp/a/$1.out 2>/tmp/a/$1.err
 	fact "$1-rc $?"
 	show "$1-out" /tmp/a/$1.out
@@ -175,10 +175,10 @@ mkdir -p /tmp/a
 mkdir -p /system/bin /system/xbin /vendor/bin /debug_ramdisk \
 	/data/adb /data/local/tmp /data/misc/perfetto-traces \
 	/sdcard/Download /dev/cpuset/top-app
-ln -s $V/fakedumpsys /system/bin/getprop
-ln -s $V/tapd-sim /system/bin/dumpsys
-ln -s $V/tapd-sim /system/bin/perfetto
-ln -s $V/fakedumpsys /debug_ramdisk/resetprop
+for t in getprop dumpsys perfetto; do
+	ln -s /bin/tapd-sim /system/bin/$t
+done
+ln -s /bin/tapd-sim /debug_ramdisk/resetprop
 cp $V/tapd-magisk.zip $ZIP
 cat >/etc/vmtest.props <<EOF
 ro.product.cpu.abi=arm64-v8a
