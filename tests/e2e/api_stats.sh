@@ -26,12 +26,7 @@ PS="0.001,1,10,50,90,95,99,99.9,100"
 need_tools curl jq
 need_bins "$TAPD" "$SIM"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/tapd-api-stats.XXXXXX") || exit 1
-cleanup() {
-	stop_servers
-	rm -rf "$work"
-}
-trap cleanup EXIT
+work_dir api-stats
 
 session="$work/session"
 truth="$session/truth.json"

@@ -23,12 +23,7 @@ N=25000
 need_tools curl jq sqlite3
 need_bins "$TAPD"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/tapd-api-taps.XXXXXX") || exit 1
-cleanup() {
-	stop_servers
-	rm -rf "$work"
-}
-trap cleanup EXIT
+work_dir api-taps
 
 db="$work/taps.db"
 if ! "$TAPD" replay --input "getevent:$FIXTURE" --db "$db" \

@@ -37,9 +37,7 @@ RESETPROP=/debug_ramdisk/resetprop
 # tapd without root, as `adb push tapd /data/local/tmp/` puts it.
 NONROOT_BIN=/data/local/tmp/tapd
 
-say() {
-	echo "$@" >/dev/console
-}
+. $V/lib.sh
 
 fact() {
 	say "@@A $*"
@@ -65,11 +63,6 @@ pids_of() {
 	for d in /proc/[0-9]*; do
 		[ "$(readlink "$d/exe" 2>/dev/null)" = "$1" ] && echo "${d#/proc/}"
 	done
-}
-
-alive() {
-	s=$(sed -n 's/^.*) \(.\).*$/\1/p' "/proc/$1/stat" 2>/dev/null)
-	[ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
 }
 
 # wait_pid EXE OLD SECONDS: waits for a program running EXE other than
@@ -345,19 +338,8 @@ np=$!
 health nonroot-health 30 $np
 fact "nonroot-exe $(readlink /proc/$np/exe)"
 fact "nonroot-ids $(sed -n 's/^\(Uid\|Gid\|Groups\):[[:space:]]*//p' /proc/$np/status 2>/dev/null | tr -s '\t\n' '  ')"
-kill -TERM $np 2>/dev/null
-i=0
-while alive $np && [ $i -lt 100 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
-if alive $np; then
-	fact "nonroot-exit hung"
-	kill -KILL $np
-else
-	wait $np
-	fact "nonroot-exit $?"
-fi
+stop $np
+fact "nonroot-exit $stopped"
 show nonroot-out /tmp/a/nonroot.out
 kill -TERM $hold 2>/dev/null
 wait $hold

@@ -34,15 +34,7 @@ WATCHDOG=100
 ANDROID=0
 [ -f /etc/vmtest.conf ] && . /etc/vmtest.conf
 
-say() {
-	echo "$@" >/dev/console
-}
-
-# Whether a process runs (a zombie does not: nobody reaps it until wait).
-alive() {
-	s=$(sed -n 's/^.*) \(.\).*$/\1/p' /proc/$1/stat 2>/dev/null)
-	[ -n "$s" ] && [ "$s" != Z ]
-}
+. /vm/lib.sh
 
 finish() {
 	say "@@EXIT $1"
@@ -179,19 +171,8 @@ if [ "$MODE" = tapd ]; then
 	wget -q -O - "$api/v1/health" >/dev/console 2>&1
 	say ""
 	say "@@END health"
-	kill -TERM $tapd_pid
-	i=0
-	while alive $tapd_pid && [ $i -lt 100 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
-	if alive $tapd_pid; then
-		say "@@TAPD-EXIT hung"
-		kill -KILL $tapd_pid
-	else
-		wait $tapd_pid
-		say "@@TAPD-EXIT $?"
-	fi
+	stop $tapd_pid
+	say "@@TAPD-EXIT $stopped"
 	if [ -e /run/tapd.pid ]; then
 		say "@@PIDFILE left"
 	else
@@ -215,19 +196,8 @@ if [ "$MODE" = tapd ]; then
 	vmtest --one-tap --tapd-pid $tapd_pid --api-port 7878 \
 		--frames /tmp/vm/frames >/tmp/vm/records2 2>>/tmp/vm/vmtest.err
 	say "@@VMTEST2-EXIT $?"
-	kill -TERM $tapd_pid
-	i=0
-	while alive $tapd_pid && [ $i -lt 100 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
-	if alive $tapd_pid; then
-		say "@@TAPD2-EXIT hung"
-		kill -KILL $tapd_pid
-	else
-		wait $tapd_pid
-		say "@@TAPD2-EXIT $?"
-	fi
+	stop $tapd_pid
+	say "@@TAPD2-EXIT $stopped"
 	say "@@BEGIN pending"
 	cat /tmp/vm/records2 >/dev/console
 	say "@@END pending"

@@ -201,6 +201,8 @@ cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 cp "$here/init.sh" "$root/init"
 chmod 755 "$root/init"
+mkdir -p "$root/vm"
+cp "$here/lib.sh" "$root/vm/lib.sh"
 cp "$vm/vmtest" "$root/bin/vmtest"
 bins=("$busybox" "$vm/vmtest")
 # The properties the fake getprop and resetprop read until the phone part
@@ -217,7 +219,6 @@ fi
 android=0
 if [ "$mode" = tapd ] && [ "$arch" = arm64 ]; then
 	android=1
-	mkdir -p "$root/vm"
 	cp "$zip" "$root/vm/tapd-magisk.zip"
 	cp "$here/magisk-install.sh" "$here/android-root.sh" "$root/vm/"
 fi
