@@ -75,12 +75,7 @@ fi
 count=$(sqlite3 "$db" 'SELECT count(*) FROM taps')
 check "database holds $N taps" "$N" "$count"
 
-if ! start_server "$work/serve.out" "$TAPD" serve --db "$db" \
-	--listen 127.0.0.1:0; then
-	ko "tapd serve did not say where it listens"
-	sed 's/^/    /' "$work/serve.out.err"
-	finish
-fi
+serve_db "$db"
 server=$pid
 url="$url/v1/taps"
 

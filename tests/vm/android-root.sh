@@ -286,15 +286,10 @@ say "@@END taps3"
 if [ -n "$pid3" ]; then
 	touch $MODDIR/disable
 	t0=$(ms_now)
-	i=0
-	while alive "$pid3" && [ $i -lt 100 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
-	if alive "$pid3"; then
-		fact "disable-exit-ms never"
-	else
+	if gone "$pid3"; then
 		fact "disable-exit-ms $(($(ms_now) - t0))"
+	else
+		fact "disable-exit-ms never"
 	fi
 	sleep 5
 	fact "disable-tapd-after $(pids_of $MODBIN | wc -w)"

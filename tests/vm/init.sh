@@ -105,6 +105,17 @@ tapd_start() {
 	tapd_pid=$!
 }
 
+# listening OUT: waits up to 10 s for a server's "listening on" line in
+# OUT.  What it then answers, or not, is what the host checks.
+listening() {
+	i=0
+	while ! grep -q '^listening on' "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && break
+		sleep 0.05
+	done
+}
+
 tapd_pid=
 if [ "$MODE" = tapd ]; then
 	tapd_start /tmp/tapd/tapd.log /tmp/tapd/stdout 1000
@@ -187,12 +198,7 @@ if [ "$MODE" = tapd ]; then
 	# run on the same database, one tap, stopped at once.  The tap must be
 	# stored, as truncated; a read-only `tapd serve` shows what was kept.
 	tapd_start /tmp/tapd/tapd2.log /tmp/tapd/stdout2 5000
-	i=0
-	while ! grep -q '^listening on' /tmp/tapd/stdout2 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt 200 ] && break
-		sleep 0.05
-	done
+	listening /tmp/tapd/stdout2
 	vmtest --one-tap --tapd-pid $tapd_pid --api-port 7878 \
 		--frames /tmp/vm/frames >/tmp/vm/records2 2>>/tmp/vm/vmtest.err
 	say "@@VMTEST2-EXIT $?"
@@ -204,12 +210,7 @@ if [ "$MODE" = tapd ]; then
 	/bin/tapd serve --db /tmp/tapd/taps.db --listen 127.0.0.1:7879 \
 		>/tmp/tapd/serve.out 2>&1 &
 	serve_pid=$!
-	i=0
-	while ! grep -q '^listening on' /tmp/tapd/serve.out 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt 200 ] && break
-		sleep 0.05
-	done
+	listening /tmp/tapd/serve.out
 	say "@@BEGIN pending-taps"
 	wget -q -O - "http://127.0.0.1:7879/v1/taps?status=truncated" \
 		>/dev/console 2>&1

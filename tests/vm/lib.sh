@@ -14,21 +14,26 @@ alive() {
 	[ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
 }
 
-# stop PID: a SIGTERM, then up to 10 s for the child PID to end.  Sets
-# stopped to its exit status, or to "hung" when it had to be killed; a
-# variable, not output, because only this shell can wait for its child.
-stop() {
-	kill -TERM "$1" 2>/dev/null
+# gone PID: waits up to 10 s for PID to end; false if it still runs.
+gone() {
 	i=0
 	while alive "$1" && [ $i -lt 100 ]; do
 		i=$((i + 1))
 		sleep 0.1
 	done
-	if alive "$1"; then
-		stopped=hung
-		kill -KILL "$1"
-	else
+	! alive "$1"
+}
+
+# stop PID: a SIGTERM, then up to 10 s for the child PID to end.  Sets
+# stopped to its exit status, or to "hung" when it had to be killed; a
+# variable, not output, because only this shell can wait for its child.
+stop() {
+	kill -TERM "$1" 2>/dev/null
+	if gone "$1"; then
 		wait "$1"
 		stopped=$?
+	else
+		stopped=hung
+		kill -KILL "$1"
 	fi
 }

@@ -22,11 +22,16 @@
 #       Makes the scratch directory work (tapd-LABEL.XXXXXX in TMPDIR) and
 #       an EXIT trap that stops the servers, then removes it.  A script
 #       with more to clean up writes its own trap instead.
+#   serve_db DB
+#       `tapd serve` (TAPD) of DB on a free loopback port, its output in
+#       $work/serve.out; sets start_server's url, port and pid.  A server
+#       that never says where it listens is one failure, with its stderr,
+#       and the end of the script.
 #   serve_session SCENARIO SEED SECONDS
 #       A simulated session in $work/sim (tapd-sim gen), replayed into
 #       $work/sim/taps.db (tapd replay) and served by `tapd serve` on a
-#       free loopback port; needs TAPD, SIM and work.  Sets dir, db, and
-#       start_server's url, port and pid.  A step that fails is one
+#       free loopback port (serve_db); needs TAPD, SIM and work.  Sets dir
+#       and db besides.  A step that fails is one
 #       failure, with its output, and the end of the script: nothing after
 #       it could be checked.
 
@@ -98,7 +103,11 @@ serve_session() {
 		ko "tapd replay" "$(cat "$work/replay.log")"
 		finish
 	fi
-	if ! start_server "$work/serve.out" "$TAPD" serve --db "$db" \
+	serve_db "$db"
+}
+
+serve_db() {
+	if ! start_server "$work/serve.out" "$TAPD" serve --db "$1" \
 		--listen 127.0.0.1:0; then
 		ko "tapd serve did not say where it listens" \
 			"$(cat "$work/serve.out.err")"
