@@ -248,17 +248,23 @@ taps_latency(void)
 	return 0;
 }
 
+/* The "error" mode: what dumpsys says when it may not dump the service. */
+static int
+denied(void)
+{
+	fprintf(stderr, "Error dumping service info: (Permission denied) "
+			"SurfaceFlinger\n");
+	return 1;
+}
+
 static int
 print_list(void)
 {
 	const char *mode = mode_of("TAPD_FAKE_DUMPSYS_LIST", "a14");
 	int i;
 
-	if (strcmp(mode, "error") == 0) {
-		fprintf(stderr, "Error dumping service info: (Permission "
-				"denied) SurfaceFlinger\n");
-		return 1;
-	}
+	if (strcmp(mode, "error") == 0)
+		return denied();
 	if (strcmp(mode, "garbage") == 0) {
 		printf("Permission Denial: can't dump SurfaceFlinger from "
 		       "pid=4242, uid=2000\n");
@@ -302,11 +308,8 @@ print_latency(const char *name)
 
 	if (only && *only && !strstr(name, only))
 		mode = "ok";
-	if (strcmp(mode, "error") == 0) {
-		fprintf(stderr, "Error dumping service info: (Permission "
-				"denied) SurfaceFlinger\n");
-		return 1;
-	}
+	if (strcmp(mode, "error") == 0)
+		return denied();
 	if (strcmp(mode, "garbage") == 0) {
 		printf("Permission Denial: can't dump SurfaceFlinger from "
 		       "pid=4242, uid=2000\n"
