@@ -82,8 +82,9 @@ wait_pid() {
 	return 1
 }
 
-# health NAME [SECONDS [PID]]: /v1/health as a section, once it answers
-# (waiting no longer once PID has exited).
+# health NAME [SECONDS [PID [PATTERN]]]: /v1/health as a section, once it
+# answers (waiting no longer once PID has exited); with PATTERN, once the
+# answer matches it (grep -E), else the last answer when time is up.
 health() {
 	i=0
 	: >/tmp/a/$1
@@ -91,7 +92,11 @@ health() {
 		[ -n "$3" ] && ! alive "$3" && break
 		if timeout 5 wget -q -O /tmp/a/$1 "$API/v1/health" 2>/dev/null &&
 			[ -s /tmp/a/$1 ]; then
-			break
+			[ -z "$4" ] && break
+			grep -Eq "$4" /tmp/a/$1 && break
+			i=$((i + 1))
+			sleep 0.1
+			continue
 		fi
 		: >/tmp/a/$1
 		i=$((i + 1))
@@ -330,7 +335,9 @@ su -s /bin/sh shell -c "cd /data/local/tmp &&
 	exec $NONROOT_BIN run --listen 127.0.0.1:7878" \
 	</dev/null >/tmp/a/nonroot.out 2>&1 &
 np=$!
-health nonroot-health 30 $np
+# The frame source tells its first attempt with the loop's first turn,
+# which may come after the API's first answer: wait for it to say anything.
+health nonroot-health 30 $np '"frames":\{[^}]*"detail":"[^"]'
 fact "nonroot-exe $(readlink /proc/$np/exe)"
 fact "nonroot-ids $(sed -n 's/^\(Uid\|Gid\|Groups\):[[:space:]]*//p' /proc/$np/status 2>/dev/null | tr -s '\t\n' '  ')"
 stop $np
