@@ -121,17 +121,25 @@ fakes=(--perfetto-bin "$tmp/bin/perfetto" --getprop-bin "$tmp/bin/getprop"
 	--dumpsys-bin "$tmp/bin/no-dumpsys"
 	--trace-dir "$root/data/misc/perfetto-traces")
 
+# health_until TEXT: /v1/health in $tmp/health.json, asked again for up to
+# 3 s until the frame source's detail has TEXT.  The checks after it say
+# what passes: this only waits for the first attempt to be told.
+health_until() {
+	local i
+	for i in $(seq 1 30); do
+		curl -s --max-time 5 "$url/v1/health" >"$tmp/health.json"
+		jq -r .sources.frames.detail "$tmp/health.json" 2>/dev/null |
+			grep -q "$1" && return 0
+		sleep 0.1
+	done
+}
+
 # 1. Without root and without --db.
 start_server "$tmp/a.out" "${as_user[@]}" "$tapd" run --listen 127.0.0.1:0 \
 	--sysroot "$root" "${fakes[@]}"
 check "no root: serves" 0 $?
 # The first perfetto attempt comes with the loop's first turn.
-for i in $(seq 1 30); do
-	curl -s --max-time 5 "$url/v1/health" >"$tmp/health.json"
-	jq -r .sources.frames.detail "$tmp/health.json" 2>/dev/null |
-		grep -q 'trace directory' && break
-	sleep 0.1
-done
+health_until 'trace directory'
 echo "health without root:"
 jq . "$tmp/health.json"
 fallback=$root/data/local/tmp/tapd-data
@@ -198,12 +206,7 @@ fi
 start_server "$tmp/c.out" "$tapd" run --listen 127.0.0.1:0 --sysroot "$root" \
 	"${fakes[@]}"
 check "root: serves" 0 $?
-for i in $(seq 1 30); do
-	curl -s --max-time 5 "$url/v1/health" >"$tmp/health.json"
-	jq -r .sources.frames.detail "$tmp/health.json" 2>/dev/null |
-		grep -q 'refused' && break
-	sleep 0.1
-done
+health_until refused
 primary=$root/data/adb/tapd
 check "root: store up" up "$(jq -r .sources.store.health "$tmp/health.json")"
 check "root: store detail" "'$primary/taps.db'" \

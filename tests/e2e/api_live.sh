@@ -7,10 +7,12 @@ set -u
 build=${BUILD:-build}
 tapd=$build/tapd
 sim=$build/tapd-sim
-tmp=$(mktemp -d)
 NAME=api_live
 . "$(dirname "$0")/lib/report.sh"
 . "$(dirname "$0")/lib/server.sh"
+need_bins "$tapd" "$sim"
+need_tools curl jq sqlite3
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tapd-api-live.XXXXXX") || exit 1
 pids=()
 cleanup() {
 	local p

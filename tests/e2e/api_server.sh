@@ -195,6 +195,17 @@ stop serve
 
 # --- addresses and tokens -----------------------------------------------
 # A free port for the non-loopback tests: ask a server for one first.
+# exits_soon PID: whether a server that must refuse to start has exited
+# within 2 s; one that still runs then has not refused.
+exits_soon() {
+	local i
+	for i in $(seq 1 40); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
 port=
 start probe "$TAPD" serve --db "$db" --listen 127.0.0.1:0
 stop_server "$pid"
@@ -203,11 +214,7 @@ stop_server "$pid"
 	>"$work/open.out" 2>"$work/open.err" &
 opid=$!
 pids="$pids $opid"
-for i in $(seq 1 40); do
-	kill -0 "$opid" 2>/dev/null || break
-	sleep 0.05
-done
-if kill -0 "$opid" 2>/dev/null; then
+if ! exits_soon "$opid"; then
 	ko "0.0.0.0 without a token file: refused" "it is running"
 else
 	wait "$opid"
@@ -228,11 +235,7 @@ chmod 644 "$work/token"
 	--token-file "$work/token" >/dev/null 2>"$work/lax.err" &
 lpid=$!
 pids="$pids $lpid"
-for i in $(seq 1 40); do
-	kill -0 "$lpid" 2>/dev/null || break
-	sleep 0.05
-done
-if kill -0 "$lpid" 2>/dev/null; then
+if ! exits_soon "$lpid"; then
 	ko "world-readable token file: refused" "it is running"
 else
 	holds "world-readable token file: refused" \

@@ -26,12 +26,7 @@ PS="0.001,1,10,50,90,95,99,99.9,100"
 need_tools curl jq
 need_bins "$TAPD" "$SIM"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/tapd-api-stats.XXXXXX") || exit 1
-cleanup() {
-	stop_servers
-	rm -rf "$work"
-}
-trap cleanup EXIT
+work_dir api-stats
 
 session="$work/session"
 truth="$session/truth.json"
@@ -48,12 +43,7 @@ if ! "$TAPD" replay --session "$session" --db "$db" >"$work/replay.log" 2>&1; th
 	finish
 fi
 
-if ! start_server "$work/serve.out" "$TAPD" serve --db "$db" \
-	--listen 127.0.0.1:0; then
-	ko "tapd serve did not say where it listens"
-	sed 's/^/    /' "$work/serve.out.err"
-	finish
-fi
+serve_db "$db"
 base=$url
 
 # get PATH?QUERY: the body into $work/body, the status into $work/status.

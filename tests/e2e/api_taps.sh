@@ -23,12 +23,7 @@ N=25000
 need_tools curl jq sqlite3
 need_bins "$TAPD"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/tapd-api-taps.XXXXXX") || exit 1
-cleanup() {
-	stop_servers
-	rm -rf "$work"
-}
-trap cleanup EXIT
+work_dir api-taps
 
 db="$work/taps.db"
 if ! "$TAPD" replay --input "getevent:$FIXTURE" --db "$db" \
@@ -80,12 +75,7 @@ fi
 count=$(sqlite3 "$db" 'SELECT count(*) FROM taps')
 check "database holds $N taps" "$N" "$count"
 
-if ! start_server "$work/serve.out" "$TAPD" serve --db "$db" \
-	--listen 127.0.0.1:0; then
-	ko "tapd serve did not say where it listens"
-	sed 's/^/    /' "$work/serve.out.err"
-	finish
-fi
+serve_db "$db"
 server=$pid
 url="$url/v1/taps"
 

@@ -25,12 +25,7 @@ NAME=api_trace
 need_tools curl jq sqlite3
 need_bins "$TAPD" "$SIM"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/tapd-api-trace.XXXXXX") || exit 1
-cleanup() {
-	stop_servers
-	rm -rf "$work"
-}
-trap cleanup EXIT
+work_dir api-trace
 
 # session NAME SCENARIO [ARGS...]: generates and replays a session into
 # $work/NAME/taps.db.

@@ -9,15 +9,13 @@ set -u
 build=${BUILD:-build}
 tapd=$build/tapd
 sim=$build/tapd-sim
-tmp=$(mktemp -d)
 NAME=live
 . "$(dirname "$0")/lib/report.sh"
 . "$(dirname "$0")/lib/server.sh"
-cleanup() {
-	stop_servers
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+need_bins "$tapd" "$sim"
+need_tools curl jq sqlite3
+work_dir live
+tmp=$work
 
 q() {
 	sqlite3 -batch -noheader "$1" "$2"

@@ -9,8 +9,6 @@
 set -u
 
 NAME=metrics_seed
-pass=0
-fail=0
 . "$(dirname "$0")/lib/report.sh"
 
 BUILD=${BUILD:-build}
@@ -18,18 +16,8 @@ tapd="$BUILD/tapd"
 sim="$BUILD/tapd-sim"
 CURL=(curl -sS --max-time 10)
 
-for bin in "$tapd" "$sim"; do
-	if [ ! -x "$bin" ]; then
-		ko "'$bin' is missing: run make first"
-		finish
-	fi
-done
-for tool in curl sqlite3; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		ko "'$tool' is missing: run make deps"
-		finish
-	fi
-done
+need_bins "$tapd" "$sim"
+need_tools curl sqlite3
 
 . "$(dirname "$0")/lib/server.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tapd-metrics-seed.XXXXXX") || exit 1

@@ -9,24 +9,14 @@
 set -u
 
 NAME=options
-pass=0
-fail=0
 . "$(dirname "$0")/lib/report.sh"
 
 BUILD=${BUILD:-build}
 tapd="$BUILD/tapd"
 sim="$BUILD/tapd-sim"
 
-for bin in "$tapd" "$sim"; do
-	if [ ! -x "$bin" ]; then
-		ko "'$bin' is missing: run make first"
-		finish
-	fi
-done
-if ! command -v python3 >/dev/null 2>&1; then
-	ko "'python3' is missing: run make deps"
-	finish
-fi
+need_bins "$tapd" "$sim"
+need_tools python3
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tapd-options.XXXXXX") || exit 1
 holder=""

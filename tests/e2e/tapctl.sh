@@ -88,23 +88,7 @@ jqcheck() {
 	fi
 }
 
-dir="$work/sim"
-db="$dir/taps.db"
-if ! "$SIM" gen --scenario long --seed 3 --duration 120 --out "$dir" \
-	>"$work/gen.log" 2>&1; then
-	ko "tapd-sim gen" "$(cat "$work/gen.log")"
-	finish
-fi
-if ! "$TAPD" replay --session "$dir" --db "$db" >"$work/replay.log" 2>&1; then
-	ko "tapd replay" "$(cat "$work/replay.log")"
-	finish
-fi
-if ! start_server "$work/serve.out" "$TAPD" serve --db "$db" \
-	--listen 127.0.0.1:0; then
-	ko "tapd serve did not say where it listens" \
-		"$(cat "$work/serve.out.err")"
-	finish
-fi
+serve_session long 3 120
 serve_url=$url
 ntaps=$(sql "SELECT count(*) FROM taps")
 

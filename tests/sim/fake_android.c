@@ -15,11 +15,12 @@
 #include "msg.h"
 
 /* The vsync grid: 60 Hz, and the period line SurfaceFlinger prints. */
-#define PERIOD_NS      16666667LL
-#define PERIOD_PRINTED INT64_C(16666666)
-#define RING_ROWS      127
-#define MS	       1000000LL
-#define SIGNAL_PENDING INT64_MAX
+#define PERIOD_NS	   16666667LL
+#define PERIOD_PRINTED	   INT64_C(16666666)
+#define RING_ROWS	   127
+#define MS		   1000000LL
+#define SIGNAL_PENDING	   INT64_MAX
+#define TAPS_LAYER_DEFAULT "com.example.taps/com.example.taps.MainActivity#1400"
 
 enum pattern {
 	CONTAINER, /* no buffers: zero rows */
@@ -117,6 +118,13 @@ mode_of(const char *var, const char *dflt)
 	return s && *s ? s : dflt;
 }
 
+/* A layer that never draws: a container, or a buffer layer left idle. */
+static int
+quiet(enum pattern p)
+{
+	return p == CONTAINER || p == NEVER;
+}
+
 static int
 draws(enum pattern p, int64_t j)
 {
@@ -157,17 +165,106 @@ find_layer(const char *name)
 	return -1;
 }
 
+/*
+ * The taps model (fake_android.h): a layer whose frames answer the
+ * finger-up times in TAPD_FAKE_TAPS, a burst of TAPS_BURST frames for
+ * each, the first queued TAPS_FIRST_NS after the finger-up and presented
+ * TAPS_PRESENT_NS after it was queued.
+ */
+#define TAPS_FIRST_NS	4000000LL
+#define TAPS_PRESENT_NS 12000000LL
+#define TAPS_READY_NS	8000000LL
+#define TAPS_BURST	6
+#define TAPS_MAX	1024
+
+/* The taps layer's name, or NULL when the model is off. */
+static const char *
+taps_layer(void)
+{
+	const char *path = getenv("TAPD_FAKE_TAPS");
+	const char *name = getenv("TAPD_FAKE_TAPS_LAYER");
+
+	if (!path || !*path)
+		return NULL;
+	return name && *name ? name : TAPS_LAYER_DEFAULT;
+}
+
+/* Reads up to max finger-up times; lines that are not numbers are skipped. */
+static size_t
+taps_read(int64_t *taps, size_t max)
+{
+	char line[64], *end;
+	long long v;
+	size_t n = 0;
+	FILE *f;
+
+	f = fopen(getenv("TAPD_FAKE_TAPS"), "r");
+	if (!f)
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		errno = 0;
+		v = strtoll(line, &end, 10);
+		if (errno != 0 || end == line || (*end != '\n' && *end != '\0'))
+			continue;
+		taps[n++] = v;
+	}
+	fclose(f);
+	return n;
+}
+
+/* The taps layer's ring: frames queued by now, oldest first. */
+static int
+taps_latency(void)
+{
+	static int64_t taps[TAPS_MAX];
+	static struct row rows[TAPS_MAX * TAPS_BURST];
+	int64_t now = mono_now(), desired;
+	size_t ntaps, nrows = 0, i, first;
+	int k;
+
+	ntaps = taps_read(taps, TAPS_MAX);
+	for (i = 0; i < ntaps; i++) {
+		for (k = 0; k < TAPS_BURST; k++) {
+			desired = taps[i] + TAPS_FIRST_NS + k * PERIOD_NS;
+			if (desired > now)
+				break;
+			rows[nrows].desired = desired;
+			rows[nrows].actual = desired + TAPS_PRESENT_NS <= now
+						     ? desired + TAPS_PRESENT_NS
+						     : SIGNAL_PENDING;
+			rows[nrows].ready = desired + TAPS_READY_NS <= now
+						    ? desired + TAPS_READY_NS
+						    : SIGNAL_PENDING;
+			nrows++;
+		}
+	}
+	first = nrows > RING_ROWS ? nrows - RING_ROWS : 0;
+	for (i = nrows - first; i < RING_ROWS; i++)
+		printf("0\t0\t0\n");
+	for (i = first; i < nrows; i++)
+		printf("%" PRId64 "\t%" PRId64 "\t%" PRId64 "\n",
+		       rows[i].desired, rows[i].actual, rows[i].ready);
+	printf("\n");
+	return 0;
+}
+
+/* The "error" mode: what dumpsys says when it may not dump the service. */
+static int
+denied(void)
+{
+	fprintf(stderr, "Error dumping service info: (Permission denied) "
+			"SurfaceFlinger\n");
+	return 1;
+}
+
 static int
 print_list(void)
 {
 	const char *mode = mode_of("TAPD_FAKE_DUMPSYS_LIST", "a14");
 	int i;
 
-	if (strcmp(mode, "error") == 0) {
-		fprintf(stderr, "Error dumping service info: (Permission "
-				"denied) SurfaceFlinger\n");
-		return 1;
-	}
+	if (strcmp(mode, "error") == 0)
+		return denied();
 	if (strcmp(mode, "garbage") == 0) {
 		printf("Permission Denial: can't dump SurfaceFlinger from "
 		       "pid=4242, uid=2000\n");
@@ -176,6 +273,9 @@ print_list(void)
 	if (strcmp(mode, "hang") == 0)
 		hang();
 	for (i = 0; i < NLAYERS; i++) {
+		/* In the taps model only the app's layer draws. */
+		if (taps_layer() && !quiet(layers[i].pattern))
+			continue;
 		if (strcmp(mode, "a15") != 0)
 			printf("%s\n", layers[i].name);
 		else if (layers[i].parent < 0)
@@ -186,6 +286,11 @@ print_list(void)
 			       layers[i].name,
 			       strrchr(layers[layers[i].parent].name, '#') + 1);
 	}
+	if (taps_layer() && strcmp(mode, "a15") != 0)
+		printf("%s\n", taps_layer());
+	else if (taps_layer())
+		printf("RequestedLayerState{%s z=0 layerStack=0}\n",
+		       taps_layer());
 	return 0;
 }
 
@@ -203,11 +308,8 @@ print_latency(const char *name)
 
 	if (only && *only && !strstr(name, only))
 		mode = "ok";
-	if (strcmp(mode, "error") == 0) {
-		fprintf(stderr, "Error dumping service info: (Permission "
-				"denied) SurfaceFlinger\n");
-		return 1;
-	}
+	if (strcmp(mode, "error") == 0)
+		return denied();
 	if (strcmp(mode, "garbage") == 0) {
 		printf("Permission Denial: can't dump SurfaceFlinger from "
 		       "pid=4242, uid=2000\n"
@@ -219,7 +321,11 @@ print_latency(const char *name)
 	printf("%" PRId64 "\n", PERIOD_PRINTED);
 	if (strcmp(mode, "hang") == 0)
 		hang();
+	if (taps_layer() && strcmp(name, taps_layer()) == 0)
+		return taps_latency();
 	idx = find_layer(name);
+	if (idx >= 0 && taps_layer() && !quiet(layers[idx].pattern))
+		idx = -1;
 	if (idx < 0)
 		return 0; /* no such layer: the period line alone */
 	now = mono_now();
@@ -441,11 +547,143 @@ fake_android_dumpsys(int argc, char **argv)
 	return rc;
 }
 
+/*
+ * The properties of TAPD_FAKE_PROPS (fake_android.h): NAME=VALUE lines,
+ * '#' comments and lines without a '=' skipped.
+ */
+#define PROPS_MAX      128
+#define PROP_NAME_MAX  128
+#define PROP_VALUE_MAX 256
+
+struct prop {
+	char name[PROP_NAME_MAX];
+	char value[PROP_VALUE_MAX];
+};
+
+static struct prop props[PROPS_MAX];
+static size_t nprops;
+
+static const char *
+props_path(void)
+{
+	return mode_of("TAPD_FAKE_PROPS", NULL);
+}
+
+/* Loads the properties: 0, or -1 when the file cannot be read. */
+static int
+props_load(void)
+{
+	char line[PROP_NAME_MAX + PROP_VALUE_MAX + 4], *eq, *nl;
+	FILE *f;
+
+	nprops = 0;
+	f = fopen(props_path(), "r");
+	if (!f)
+		return -1;
+	while (nprops < PROPS_MAX && fgets(line, sizeof(line), f)) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		eq = strchr(line, '=');
+		if (line[0] == '#' || !eq || eq == line ||
+		    (size_t)(eq - line) >= PROP_NAME_MAX ||
+		    strlen(eq + 1) >= PROP_VALUE_MAX)
+			continue;
+		*eq = '\0';
+		memcpy(props[nprops].name, line, (size_t)(eq - line) + 1);
+		memcpy(props[nprops].value, eq + 1, strlen(eq + 1) + 1);
+		nprops++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static const char *
+prop_get(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < nprops; i++)
+		if (strcmp(props[i].name, name) == 0)
+			return props[i].value;
+	return NULL;
+}
+
+static void
+props_list(void)
+{
+	size_t i;
+
+	for (i = 0; i < nprops; i++)
+		printf("[%s]: [%s]\n", props[i].name, props[i].value);
+}
+
+/* Sets one property; the file is written anew and renamed in. */
+static int
+prop_set(const char *name, const char *value)
+{
+	char tmp[1024];
+	size_t i;
+	FILE *f;
+	int m;
+
+	if (strlen(name) >= PROP_NAME_MAX || strlen(value) >= PROP_VALUE_MAX ||
+	    strchr(name, '=') || strchr(value, '\n'))
+		return -1;
+	for (i = 0; i < nprops && strcmp(props[i].name, name) != 0; i++)
+		;
+	if (i == nprops) {
+		if (nprops == PROPS_MAX)
+			return -1;
+		nprops++;
+	}
+	snprintf(props[i].name, PROP_NAME_MAX, "%s", name);
+	snprintf(props[i].value, PROP_VALUE_MAX, "%s", value);
+	m = snprintf(tmp, sizeof(tmp), "%s.%d", props_path(), (int)getpid());
+	if (m < 0 || (size_t)m >= sizeof(tmp))
+		return -1;
+	f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	for (i = 0; i < nprops; i++)
+		fprintf(f, "%s=%s\n", props[i].name, props[i].value);
+	if (fclose(f) != 0 || rename(tmp, props_path()) != 0) {
+		remove(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* getprop [NAME [DEFAULT]] on the properties file. */
+static int
+getprop_file(int argc, char **argv)
+{
+	const char *v;
+
+	if (argc > 3) {
+		fprintf(stderr, "usage: getprop [NAME [DEFAULT]]\n");
+		return 1;
+	}
+	if (props_load() < 0) {
+		fprintf(stderr, "getprop: cannot read '%s'\n", props_path());
+		return 1;
+	}
+	if (argc == 1) {
+		props_list();
+		return 0;
+	}
+	v = prop_get(argv[1]);
+	printf("%s\n", v ? v : argc == 3 ? argv[2] : "");
+	return 0;
+}
+
 int
 fake_android_getprop(int argc, char **argv)
 {
 	const char *sdk = getenv("TAPD_FAKE_SDK");
 
+	if (props_path())
+		return getprop_file(argc, argv);
 	if (argc != 2) {
 		fprintf(stderr, "usage: getprop NAME\n");
 		return 1;
@@ -456,4 +694,59 @@ fake_android_getprop(int argc, char **argv)
 	else
 		printf("\n");
 	return 0;
+}
+
+int
+fake_android_resetprop(int argc, char **argv)
+{
+	struct timespec ts = {0, 100000000L};
+	const char *v;
+
+	if (!props_path()) {
+		fprintf(stderr, "fake resetprop: TAPD_FAKE_PROPS is not set\n");
+		return 2;
+	}
+	argc--;
+	argv++;
+	if (argc >= 1 && strcmp(argv[0], "-n") == 0) {
+		argc--;
+		argv++;
+	}
+	if (props_load() < 0) {
+		fprintf(stderr, "resetprop: cannot read '%s'\n", props_path());
+		return 1;
+	}
+	if ((argc == 2 || argc == 3) && strcmp(argv[0], "-w") == 0) {
+		/* Polled: the file is rewritten whole, never in place. */
+		for (;;) {
+			v = prop_get(argv[1]);
+			if (v && (argc == 2 || strcmp(v, argv[2]) != 0))
+				return 0;
+			nanosleep(&ts, NULL);
+			if (props_load() < 0)
+				return 1;
+		}
+	}
+	if (argc == 0) {
+		props_list();
+		return 0;
+	}
+	if (argc == 1 && argv[0][0] != '-') {
+		v = prop_get(argv[0]);
+		if (!v)
+			return 1;
+		printf("%s\n", v);
+		return 0;
+	}
+	if (argc == 2 && argv[0][0] != '-') {
+		if (prop_set(argv[0], argv[1]) < 0) {
+			fprintf(stderr, "resetprop: cannot set '%s'\n",
+				argv[0]);
+			return 1;
+		}
+		return 0;
+	}
+	fprintf(stderr, "fake resetprop: only NAME, NAME VALUE and -w NAME "
+			"[OLD] are faked\n");
+	return 1;
 }

@@ -1,5 +1,6 @@
 /*
- * Stand-ins for Android's `dumpsys` and `getprop`, for tests of the live
+ * Stand-ins for Android's `dumpsys` and `getprop`, and Magisk's
+ * `resetprop`, for tests of the live
  * frame source and the live foreground tracker: the one fake of each
  * tool the tests use.  SurfaceFlinger's dumps are modelled (they print
  * the real formats of docs/formats.md, "dumpsys SurfaceFlinger
@@ -37,6 +38,34 @@
  *                                  presented row printed
  *   TAPD_FAKE_SDK=N                what getprop prints for
  *                                  ro.build.version.sdk (default: empty)
+ *                                  without TAPD_FAKE_PROPS
+ *   TAPD_FAKE_PROPS=PATH           the properties, NAME=VALUE lines, for
+ *                                  getprop and resetprop
+ *   TAPD_FAKE_TAPS=PATH            the taps model, below
+ *   TAPD_FAKE_TAPS_LAYER=NAME      its app's layer (default
+ *                                  com.example.taps/
+ *                                  com.example.taps.MainActivity#1400)
+ *
+ * The taps model, for a test that injects real touches (tests/vm): PATH
+ * holds the finger-up time of every tap (CLOCK_MONOTONIC ns, one a line,
+ * appended as the test goes), and the phone shows one app, whose layer
+ * answers each with a burst of 6 frames, one a vsync, the first queued
+ * 4 ms after the finger-up and presented 12 ms after it was queued (so a
+ * tap's first frame is at 16 ms).  --list prints the layers that never
+ * draw (the containers, the navigation bar) and that layer; --latency
+ * shows a frame once its queue time has passed, pending until its
+ * present time has, as SurfaceFlinger's ring would.
+ *
+ * getprop with TAPD_FAKE_PROPS: NAME prints the value, or DEFAULT or an
+ * empty line when it is unset; no NAME lists "[NAME]: [VALUE]" lines; a
+ * file that cannot be read is exit 1.  Without it, only
+ * ro.build.version.sdk is set, from TAPD_FAKE_SDK.
+ *
+ * resetprop, Magisk's tool, as the module's scripts use it, on the file
+ * of TAPD_FAKE_PROPS (exit 2 without it): NAME prints the value (exit 1
+ * when unset), NAME VALUE sets it (the file is written anew and renamed
+ * in), -w NAME OLD waits until the value is no longer OLD (-w NAME: until
+ * it is set), polling the file every 100 ms; -n is accepted and ignored.
  *
  * dumpsys SERVICE ARGS... for any other SERVICE (`dumpsys window`, whose
  * output is docs/formats.md's "dumpsys window") is canned, with
@@ -55,5 +84,6 @@
 /* Each runs the fake; argv[0] is the program name.  Return exit status. */
 int fake_android_dumpsys(int argc, char **argv);
 int fake_android_getprop(int argc, char **argv);
+int fake_android_resetprop(int argc, char **argv);
 
 #endif

@@ -8,12 +8,13 @@
  *   tapd-sim list [--describe]
  *   tapd-sim gen --scenario NAME --seed N --out DIR [--duration SECONDS]
  *   tapd-sim check --truth DIR/truth.json --db PATH [--verbose]
- *   tapd-sim fake-perfetto|fake-dumpsys|fake-getprop ARGS...
+ *   tapd-sim fake-perfetto|fake-dumpsys|fake-getprop|
+ *            fake-resetprop ARGS...
  *
  * The fakes stand in for Android's tools in tests of the live daemon
  * (fake_perfetto.h, fake_android.h).  Invoked through a link named
- * perfetto, dumpsys or getprop, tapd-sim is that fake, so a test can put
- * the link where the daemon expects the real program.
+ * perfetto, dumpsys, getprop or resetprop, tapd-sim is that fake, so a test can
+ * put the link where the daemon expects the real program.
  *
  * Exit status: 0 done (check: everything matches), 1 check found
  * differences or gen failed, 2 bad arguments or unreadable files.
@@ -41,8 +42,8 @@ usage(FILE *out)
 		"       tapd-sim gen --scenario NAME --seed N --out DIR "
 		"[--duration SECONDS]\n"
 		"       tapd-sim check --truth FILE --db PATH [--verbose]\n"
-		"       tapd-sim fake-perfetto|fake-dumpsys|fake-getprop "
-		"ARGS...\n");
+		"       tapd-sim fake-perfetto|fake-dumpsys|fake-getprop|"
+		"fake-resetprop ARGS...\n");
 }
 
 static int
@@ -195,6 +196,8 @@ main(int argc, char **argv)
 		return fake_android_dumpsys(argc, argv);
 	if (strcmp(base, "getprop") == 0)
 		return fake_android_getprop(argc, argv);
+	if (strcmp(base, "resetprop") == 0)
+		return fake_android_resetprop(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -211,6 +214,8 @@ main(int argc, char **argv)
 		return fake_android_dumpsys(argc - 1, argv + 1);
 	if (strcmp(argv[1], "fake-getprop") == 0)
 		return fake_android_getprop(argc - 1, argv + 1);
+	if (strcmp(argv[1], "fake-resetprop") == 0)
+		return fake_android_resetprop(argc - 1, argv + 1);
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
 		return 0;

@@ -7,10 +7,10 @@
 # run.sh decides what passes.
 #
 # The Android-shaped root:
-#  - /system/bin: getprop (tests/vm/fakedumpsys.c: the properties of
-#    /etc/vmtest.props, an arm64-v8a phone on API 34), dumpsys and
-#    perfetto (the simulator's fakes, tapd-sim), and resetprop (Magisk's,
-#    in /debug_ramdisk like Magisk's tools);
+#  - /system/bin: getprop, dumpsys and perfetto, and resetprop (Magisk's,
+#    in /debug_ramdisk like Magisk's tools): the simulator's fakes,
+#    tapd-sim, with the properties of /etc/vmtest.props (TAPD_FAKE_PROPS,
+#    set by init.sh), an arm64-v8a phone on API 34;
 #  - /dev/cpuset/top-app/cgroup.procs naming a running process;
 #  - /data/adb (root only, 0700), /data/local/tmp (shell's, 0771), and
 #    /data/misc/perfetto-traces (root's, not writable by others);
@@ -37,9 +37,7 @@ RESETPROP=/debug_ramdisk/resetprop
 # tapd without root, as `adb push tapd /data/local/tmp/` puts it.
 NONROOT_BIN=/data/local/tmp/tapd
 
-say() {
-	echo "$@" >/dev/console
-}
+. $V/lib.sh
 
 fact() {
 	say "@@A $*"
@@ -67,11 +65,6 @@ pids_of() {
 	done
 }
 
-alive() {
-	s=$(sed -n 's/^.*) \(.\).*$/\1/p' "/proc/$1/stat" 2>/dev/null)
-	[ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
-}
-
 # wait_pid EXE OLD SECONDS: waits for a program running EXE other than
 # pid OLD; prints its pid, or nothing.
 wait_pid() {
@@ -89,8 +82,9 @@ wait_pid() {
 	return 1
 }
 
-# health NAME [SECONDS [PID]]: /v1/health as a section, once it answers
-# (waiting no longer once PID has exited).
+# health NAME [SECONDS [PID [PATTERN]]]: /v1/health as a section, once it
+# answers (waiting no longer once PID has exited); with PATTERN, once the
+# answer matches it (grep -E), else the last answer when time is up.
 health() {
 	i=0
 	: >/tmp/a/$1
@@ -98,7 +92,11 @@ health() {
 		[ -n "$3" ] && ! alive "$3" && break
 		if timeout 5 wget -q -O /tmp/a/$1 "$API/v1/health" 2>/dev/null &&
 			[ -s /tmp/a/$1 ]; then
-			break
+			[ -z "$4" ] && break
+			grep -Eq "$4" /tmp/a/$1 && break
+			i=$((i + 1))
+			sleep 0.1
+			continue
 		fi
 		: >/tmp/a/$1
 		i=$((i + 1))
@@ -145,7 +143,7 @@ shutdown() {
 # mod_install NAME [PROPS]: the zip installed as the Magisk app does, with the
 # properties PROPS (default /etc/vmtest.props).
 mod_install() {
-	VMTEST_PROPS=${2:-/etc/vmtest.props} sh $V/magisk-install.sh install $ZIP \
+	TAPD_FAKE_PROPS=${2:-/etc/vmtest.props} sh $V/magisk-install.sh install $ZIP \
 		>/tmp/a/$1.out 2>/tmp/a/$1.err
 	fact "$1-rc $?"
 	show "$1-out" /tmp/a/$1.out
@@ -175,10 +173,10 @@ mkdir -p /tmp/a
 mkdir -p /system/bin /system/xbin /vendor/bin /debug_ramdisk \
 	/data/adb /data/local/tmp /data/misc/perfetto-traces \
 	/sdcard/Download /dev/cpuset/top-app
-ln -s $V/fakedumpsys /system/bin/getprop
-ln -s $V/tapd-sim /system/bin/dumpsys
-ln -s $V/tapd-sim /system/bin/perfetto
-ln -s $V/fakedumpsys /debug_ramdisk/resetprop
+for t in getprop dumpsys perfetto; do
+	ln -s /bin/tapd-sim /system/bin/$t
+done
+ln -s /bin/tapd-sim /debug_ramdisk/resetprop
 cp $V/tapd-magisk.zip $ZIP
 cat >/etc/vmtest.props <<EOF
 ro.product.cpu.abi=arm64-v8a
@@ -293,15 +291,10 @@ say "@@END taps3"
 if [ -n "$pid3" ]; then
 	touch $MODDIR/disable
 	t0=$(ms_now)
-	i=0
-	while alive "$pid3" && [ $i -lt 100 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
-	if alive "$pid3"; then
-		fact "disable-exit-ms never"
-	else
+	if gone "$pid3"; then
 		fact "disable-exit-ms $(($(ms_now) - t0))"
+	else
+		fact "disable-exit-ms never"
 	fi
 	sleep 5
 	fact "disable-tapd-after $(pids_of $MODBIN | wc -w)"
@@ -342,22 +335,13 @@ su -s /bin/sh shell -c "cd /data/local/tmp &&
 	exec $NONROOT_BIN run --listen 127.0.0.1:7878" \
 	</dev/null >/tmp/a/nonroot.out 2>&1 &
 np=$!
-health nonroot-health 30 $np
+# The frame source tells its first attempt with the loop's first turn,
+# which may come after the API's first answer: wait for it to say anything.
+health nonroot-health 30 $np '"frames":\{[^}]*"detail":"[^"]'
 fact "nonroot-exe $(readlink /proc/$np/exe)"
 fact "nonroot-ids $(sed -n 's/^\(Uid\|Gid\|Groups\):[[:space:]]*//p' /proc/$np/status 2>/dev/null | tr -s '\t\n' '  ')"
-kill -TERM $np 2>/dev/null
-i=0
-while alive $np && [ $i -lt 100 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
-if alive $np; then
-	fact "nonroot-exit hung"
-	kill -KILL $np
-else
-	wait $np
-	fact "nonroot-exit $?"
-fi
+stop $np
+fact "nonroot-exit $stopped"
 show nonroot-out /tmp/a/nonroot.out
 kill -TERM $hold 2>/dev/null
 wait $hold

@@ -5,7 +5,8 @@
 # It loads the kernel's evdev and uinput modules, builds a fake Android
 # sysroot for tapd's foreground tracking (/fakeroot: a top-app cpuset
 # holding one app process, its /proc entries, and the real /dev/input bound
-# in), starts `tapd run` with the fake dumpsys as its frame source, lets
+# in), starts `tapd run` with the simulator's fake dumpsys as its frame
+# source (the taps model: frames answer the taps vmtest writes), lets
 # vmtest play its gestures on a uinput touch screen, then asks tapd's API
 # for what it stored and prints everything between "@@BEGIN name" and
 # "@@END name" lines.  Last, it stops tapd with SIGTERM and powers off.
@@ -15,6 +16,9 @@
 # WATCHDOG, the seconds after which the VM gives up; and ANDROID=1 for the
 # phone part that follows (tests/vm/android-root.sh, arm64 only).
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+# The properties of the fake getprop and resetprop (tapd-sim), for every
+# program the VM runs.
+export TAPD_FAKE_PROPS=/etc/vmtest.props
 /bin/busybox --install -s /bin
 
 mount -t proc proc /proc
@@ -30,15 +34,7 @@ WATCHDOG=100
 ANDROID=0
 [ -f /etc/vmtest.conf ] && . /etc/vmtest.conf
 
-say() {
-	echo "$@" >/dev/console
-}
-
-# Whether a process runs (a zombie does not: nobody reaps it until wait).
-alive() {
-	s=$(sed -n 's/^.*) \(.\).*$/\1/p' /proc/$1/stat 2>/dev/null)
-	[ -n "$s" ] && [ "$s" != Z ]
-}
+. /vm/lib.sh
 
 finish() {
 	say "@@EXIT $1"
@@ -84,18 +80,45 @@ echo 0 >$root/proc/$pid/oom_score_adj
 # tapd opens /dev paths under the sysroot: the touch screens must be there.
 mount -o bind /dev/input $root/dev/input
 
-mkdir -p /tmp/vm /tmp/tapd
+mkdir -p /tmp/vm/dumpsys /tmp/tapd
 : >/tmp/vm/frames
+# What dumpsys window says: the same app is in front.
+printf '%s\n' "WINDOW MANAGER WINDOWS (dumpsys window windows)" \
+	"  mCurrentFocus=Window{5d2c0e1 u0 $app/$app.MainActivity}" \
+	"  mFocusedApp=ActivityRecord{8a1b3f2 u0 $app/.MainActivity t42}" \
+	>/tmp/vm/dumpsys/window.out
 
-tapd_pid=
-if [ "$MODE" = tapd ]; then
-	/bin/tapd run --input evdev --frames latency \
+# tapd_start LOG STDOUT SETTLE_MS: tapd in the background, its pid in
+# tapd_pid.  Its dumpsys answers the taps of /tmp/vm/frames with frames of
+# the app's layer; the phone part's tapd (android-root.sh) has no taps
+# model, so the variables go to this one only.
+tapd_start() {
+	TAPD_FAKE_TAPS=/tmp/vm/frames \
+		TAPD_FAKE_TAPS_LAYER="$app/$app.MainActivity#0" \
+		TAPD_FAKE_DUMPSYS_DIR=/tmp/vm/dumpsys \
+		/bin/tapd run --input evdev --frames latency \
 		--dumpsys-bin /bin/dumpsys --getprop-bin /bin/getprop \
 		--sysroot $root --db /tmp/tapd/taps.db \
 		--listen 127.0.0.1:7878 --pidfile /run/tapd.pid \
-		--log-file /tmp/tapd/tapd.log --settle-cap-ms 1000 -v \
-		>/tmp/tapd/stdout 2>&1 &
+		--log-file "$1" --settle-cap-ms "$3" -v \
+		>"$2" 2>&1 &
 	tapd_pid=$!
+}
+
+# listening OUT: waits up to 10 s for a server's "listening on" line in
+# OUT.  What it then answers, or not, is what the host checks.
+listening() {
+	i=0
+	while ! grep -q '^listening on' "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && break
+		sleep 0.05
+	done
+}
+
+tapd_pid=
+if [ "$MODE" = tapd ]; then
+	tapd_start /tmp/tapd/tapd.log /tmp/tapd/stdout 1000
 	i=0
 	while ! grep -q '^listening on http://127.0.0.1:7878' /tmp/tapd/stdout \
 		/tmp/tapd/tapd.log 2>/dev/null; do
@@ -159,19 +182,8 @@ if [ "$MODE" = tapd ]; then
 	wget -q -O - "$api/v1/health" >/dev/console 2>&1
 	say ""
 	say "@@END health"
-	kill -TERM $tapd_pid
-	i=0
-	while alive $tapd_pid && [ $i -lt 100 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
-	if alive $tapd_pid; then
-		say "@@TAPD-EXIT hung"
-		kill -KILL $tapd_pid
-	else
-		wait $tapd_pid
-		say "@@TAPD-EXIT $?"
-	fi
+	stop $tapd_pid
+	say "@@TAPD-EXIT $stopped"
 	if [ -e /run/tapd.pid ]; then
 		say "@@PIDFILE left"
 	else
@@ -185,47 +197,20 @@ if [ "$MODE" = tapd ]; then
 	# A SIGTERM while a tap still waits for its response window: a new
 	# run on the same database, one tap, stopped at once.  The tap must be
 	# stored, as truncated; a read-only `tapd serve` shows what was kept.
-	/bin/tapd run --input evdev --frames latency \
-		--dumpsys-bin /bin/dumpsys --getprop-bin /bin/getprop \
-		--sysroot $root --db /tmp/tapd/taps.db \
-		--listen 127.0.0.1:7878 --pidfile /run/tapd.pid \
-		--log-file /tmp/tapd/tapd2.log --settle-cap-ms 5000 -v \
-		>/tmp/tapd/stdout2 2>&1 &
-	tapd_pid=$!
-	i=0
-	while ! grep -q '^listening on' /tmp/tapd/stdout2 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt 200 ] && break
-		sleep 0.05
-	done
+	tapd_start /tmp/tapd/tapd2.log /tmp/tapd/stdout2 5000
+	listening /tmp/tapd/stdout2
 	vmtest --one-tap --tapd-pid $tapd_pid --api-port 7878 \
 		--frames /tmp/vm/frames >/tmp/vm/records2 2>>/tmp/vm/vmtest.err
 	say "@@VMTEST2-EXIT $?"
-	kill -TERM $tapd_pid
-	i=0
-	while alive $tapd_pid && [ $i -lt 100 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
-	if alive $tapd_pid; then
-		say "@@TAPD2-EXIT hung"
-		kill -KILL $tapd_pid
-	else
-		wait $tapd_pid
-		say "@@TAPD2-EXIT $?"
-	fi
+	stop $tapd_pid
+	say "@@TAPD2-EXIT $stopped"
 	say "@@BEGIN pending"
 	cat /tmp/vm/records2 >/dev/console
 	say "@@END pending"
 	/bin/tapd serve --db /tmp/tapd/taps.db --listen 127.0.0.1:7879 \
 		>/tmp/tapd/serve.out 2>&1 &
 	serve_pid=$!
-	i=0
-	while ! grep -q '^listening on' /tmp/tapd/serve.out 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt 200 ] && break
-		sleep 0.05
-	done
+	listening /tmp/tapd/serve.out
 	say "@@BEGIN pending-taps"
 	wget -q -O - "http://127.0.0.1:7879/v1/taps?status=truncated" \
 		>/dev/console 2>&1

@@ -510,26 +510,28 @@ check "nothing is left of the module on riscv64" no \
 check "the data directory is untouched on riscv64" "$(cat "$tmp/root-riscv64.data")" \
 	"$(data_state "$tmp/root-riscv64")"
 
+# refused ZIP ARCH WHAT SAYS REASON: customize.sh refuses ZIP on ARCH (the
+# check "customize.sh refuses WHAT"), with the "!" line REASON (the check
+# SAYS), and leaves nothing of the module.
+refused() {
+	install "$1" "$2"
+	check "customize.sh refuses $3" 1 $?
+	check "$4" "$5" "$(grep '^!' "$tmp/install-$2.out")"
+	check "nothing is left of the module then" no \
+		"$([ -e "$tmp/root-$2/data/adb/modules_update/tapd" ] && echo yes || echo no)"
+}
+
 # A zip without the device's ABI.
-install "$partial" x86
-check "customize.sh refuses an ABI the zip lacks" 1 $?
-check "it says which ABIs the zip has" \
-	"! tapd has no build for this device (x86); this zip has: arm64-v8a x86_64" \
-	"$(grep '^!' "$tmp/install-x86.out")"
-check "nothing is left of the module then" no \
-	"$([ -e "$tmp/root-x86/data/adb/modules_update/tapd" ] && echo yes || echo no)"
+refused "$partial" x86 "an ABI the zip lacks" "it says which ABIs the zip has" \
+	"! tapd has no build for this device (x86); this zip has: arm64-v8a x86_64"
 
 # A damaged zip: the x86 tapctl is an arm program.
 cp "$zip" "$tmp/damaged.zip"
 elf "$tmp/damaged/abi/x86/tapctl" 1 40
 (cd "$tmp/damaged" && zip -q "$tmp/damaged.zip" abi/x86/tapctl)
-install "$tmp/damaged.zip" x86
-check "customize.sh refuses a program for another machine" 1 $?
-check "it names the program" \
-	"! abi/x86/tapctl in this zip is not a program for x86: the zip is damaged" \
-	"$(grep '^!' "$tmp/install-x86.out")"
-check "nothing is left of the module then" no \
-	"$([ -e "$tmp/root-x86/data/adb/modules_update/tapd" ] && echo yes || echo no)"
+refused "$tmp/damaged.zip" x86 "a program for another machine" \
+	"it names the program" \
+	"! abi/x86/tapctl in this zip is not a program for x86: the zip is damaged"
 
 for f in customize.sh service.sh; do
 	sh -n "$src/$f" 2>/dev/null

@@ -2,9 +2,10 @@
 # The real-kernel test.  Boots Debian's kernel (fetched by
 # tests/vm/fetch-kernel.sh) under QEMU with software emulation and a small
 # initramfs: busybox-static, tapd, the kernel's evdev and uinput modules,
-# and our test programs vmtest (a uinput multitouch touch screen and an
-# independent evdev reader) and fakedumpsys (SurfaceFlinger frames that
-# follow the taps).  tests/vm/init.sh runs the test inside and prints its
+# our test program vmtest (a uinput multitouch touch screen and an
+# independent evdev reader), and the simulator's fakes of Android's tools
+# (tapd-sim as dumpsys, getprop and resetprop: SurfaceFlinger frames that
+# follow the taps vmtest writes, the properties of /etc/vmtest.props).  tests/vm/init.sh runs the test inside and prints its
 # results on the serial console; this script checks them:
 #
 #  - every gesture vmtest played is stored once, with the kind it played,
@@ -23,12 +24,12 @@
 #
 # Two machines (VM_ARCH):
 #  - x86_64 (the default): Debian's amd64 kernel under qemu-system-x86_64,
-#    the machine's busybox, build/tapd with the shared libraries it needs,
-#    vmtest and fakedumpsys built by cc.  Summary line "vm: ...".
+#    the machine's busybox, build/tapd and build/tapd-sim with the shared
+#    libraries they need, vmtest built by cc.  Summary line "vm: ...".
 #  - arm64: Debian's arm64 kernel under qemu-system-aarch64 (-M virt -cpu
 #    cortex-a57), busybox-static:arm64, and static arm64 programs: tapd,
 #    tapd-sim from `make android` (ANDROID_DIR, default
-#    $BUILD/android/arm64-v8a), vmtest and fakedumpsys built with
+#    $BUILD/android/arm64-v8a), vmtest built with
 #    android/toolchain.sh and android/libs.sh.  After the gestures the VM
 #    becomes an Android-shaped root (tests/vm/android-root.sh) and checks
 #    the Magisk module of `make magisk` (MAGISK_ZIP, default
@@ -63,6 +64,7 @@ x86_64)
 	qemu_machine=(-accel "$accel" -m 512 -smp 1)
 	console_dev=ttyS0
 	tapd=$build/tapd
+	sim=$build/tapd-sim
 	;;
 arm64)
 	label="vm-arm64"
@@ -152,7 +154,9 @@ arm64_static() {
 
 if [ "$mode" = tapd ]; then
 	if [ "$arch" = x86_64 ]; then
-		[ -x "$tapd" ] || die "'$tapd' is missing: run make"
+		for f in "$tapd" "$sim"; do
+			[ -x "$f" ] || die "'$f' is missing: run make"
+		done
 		"$tapd" run --help >/dev/null 2>&1 || die "'$tapd run --help' fails"
 	else
 		for f in "$tapd" "$sim"; do
@@ -177,9 +181,6 @@ if [ "$arch" = x86_64 ]; then
 	cc $cflags $(pkg-config --cflags libevdev) -o "$vm/vmtest" \
 		"$here/vmtest.c" $(pkg-config --libs libevdev) ||
 		die "cannot build vmtest"
-	# shellcheck disable=SC2086
-	cc $cflags -o "$vm/fakedumpsys" "$here/fakedumpsys.c" ||
-		die "cannot build fakedumpsys"
 else
 	# Static, with the project's Android toolchain and its libevdev.
 	mkdir -p "$vm"
@@ -192,11 +193,7 @@ else
 	"$vm/tc/bin/cc" $cflags -static -I"$prefix/include/libevdev-1.0" \
 		-o "$vm/vmtest" "$here/vmtest.c" "$prefix/lib/libevdev.a" ||
 		die "cannot build vmtest for arm64"
-	# shellcheck disable=SC2086
-	"$vm/tc/bin/cc" $cflags -static -o "$vm/fakedumpsys" \
-		"$here/fakedumpsys.c" || die "cannot build fakedumpsys for arm64"
 	arm64_static "$vm/vmtest"
-	arm64_static "$vm/fakedumpsys"
 fi
 
 mkdir -p "$root"/{bin,etc,proc,sys,dev,tmp,run,lib/modules}
@@ -204,20 +201,24 @@ cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 cp "$here/init.sh" "$root/init"
 chmod 755 "$root/init"
+mkdir -p "$root/vm"
+cp "$here/lib.sh" "$root/vm/lib.sh"
 cp "$vm/vmtest" "$root/bin/vmtest"
-cp "$vm/fakedumpsys" "$root/bin/dumpsys"
-ln -s dumpsys "$root/bin/getprop"
-bins=("$busybox" "$vm/vmtest" "$vm/fakedumpsys")
+bins=("$busybox" "$vm/vmtest")
+# The properties the fake getprop and resetprop read until the phone part
+# writes its own: API 29, as a phone that has just booted would say.
+echo ro.build.version.sdk=29 >"$root/etc/vmtest.props"
 if [ "$mode" = tapd ]; then
 	cp "$tapd" "$root/bin/tapd"
-	bins+=("$tapd")
+	cp "$sim" "$root/bin/tapd-sim"
+	for t in dumpsys getprop resetprop; do
+		ln -s tapd-sim "$root/bin/$t"
+	done
+	bins+=("$tapd" "$sim")
 fi
 android=0
 if [ "$mode" = tapd ] && [ "$arch" = arm64 ]; then
 	android=1
-	mkdir -p "$root/vm"
-	cp "$sim" "$root/vm/tapd-sim"
-	cp "$vm/fakedumpsys" "$root/vm/fakedumpsys"
 	cp "$zip" "$root/vm/tapd-magisk.zip"
 	cp "$here/magisk-install.sh" "$here/android-root.sh" "$root/vm/"
 fi

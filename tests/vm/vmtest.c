@@ -18,7 +18,8 @@
  *    just before and just after the finger-up write() (the kernel stamps
  *    the events inside that call, so these two bracket t_up);
  *  - appends the finger-up time of every tap and long press to the frames
- *    file, from which fakedumpsys makes the app's response frames.
+ *    file, from which the fake dumpsys (tapd-sim, its taps model) makes
+ *    the app's response frames.
  *
  *   vmtest [--tapd-pid PID] [--api-port PORT] [--frames FILE] [--gap-ms N]
  *          [--one-tap]

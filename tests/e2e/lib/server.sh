@@ -18,6 +18,22 @@
 #       Stops every server started here that still runs.  It is the EXIT
 #       trap this file installs; a script that needs its own trap calls it
 #       from there.
+#   work_dir LABEL
+#       Makes the scratch directory work (tapd-LABEL.XXXXXX in TMPDIR) and
+#       an EXIT trap that stops the servers, then removes it.  A script
+#       with more to clean up writes its own trap instead.
+#   serve_db DB
+#       `tapd serve` (TAPD) of DB on a free loopback port, its output in
+#       $work/serve.out; sets start_server's url, port and pid.  A server
+#       that never says where it listens is one failure, with its stderr,
+#       and the end of the script.
+#   serve_session SCENARIO SEED SECONDS
+#       A simulated session in $work/sim (tapd-sim gen), replayed into
+#       $work/sim/taps.db (tapd replay) and served by `tapd serve` on a
+#       free loopback port (serve_db); needs TAPD, SIM and work.  Sets dir
+#       and db besides.  A step that fails is one
+#       failure, with its output, and the end of the script: nothing after
+#       it could be checked.
 
 servers=()
 
@@ -67,6 +83,36 @@ stop_servers() {
 	for p in "${servers[@]}"; do
 		wait "$p" 2>/dev/null
 	done
+}
+
+work_dir() {
+	work=$(mktemp -d "${TMPDIR:-/tmp}/tapd-$1.XXXXXX") || exit 1
+	trap 'stop_servers; rm -rf "$work"' EXIT
+}
+
+serve_session() {
+	dir="$work/sim"
+	db="$dir/taps.db"
+	if ! "$SIM" gen --scenario "$1" --seed "$2" --duration "$3" \
+		--out "$dir" >"$work/gen.log" 2>&1; then
+		ko "tapd-sim gen" "$(cat "$work/gen.log")"
+		finish
+	fi
+	if ! "$TAPD" replay --session "$dir" --db "$db" \
+		>"$work/replay.log" 2>&1; then
+		ko "tapd replay" "$(cat "$work/replay.log")"
+		finish
+	fi
+	serve_db "$db"
+}
+
+serve_db() {
+	if ! start_server "$work/serve.out" "$TAPD" serve --db "$1" \
+		--listen 127.0.0.1:0; then
+		ko "tapd serve did not say where it listens" \
+			"$(cat "$work/serve.out.err")"
+		finish
+	fi
 }
 
 trap stop_servers EXIT
