@@ -62,7 +62,9 @@ trap 'rm -f "$tmp"' EXIT
 
 # One-line entries are converted to deb822 stanzas as well, to keep a
 # single format in the file.
-awk '
+have_next=0
+grep -q "^Suites: $next\$" "$tmp" && have_next=1
+awk -v next_suite="$next" -v have_next="$have_next" '
 /^X-One-Line: / {
 	sub(/^X-One-Line: deb-src[ \t]+/, "")
 	opts = ""
@@ -73,7 +75,14 @@ awk '
 	for (j = i + 2; j <= n; j++) if (w[j] != "") comps = comps (comps == "" ? "" : " ") w[j]
 	print ""; print "Types: deb-src"; print "URIs: " uri; print "Suites: " suite
 	print "Components: " comps
+	k = ""
 	if (opts ~ /signed-by=/) { k = opts; sub(/.*signed-by=/, "", k); sub(/[ \t].*/, "", k); print "Signed-By: " k }
+	if (uri !~ /security/ && !done_next && !have_next) {
+		print ""; print "Types: deb-src"; print "URIs: " uri; print "Suites: " next_suite
+		print "Components: " comps
+		if (k != "") print "Signed-By: " k
+		done_next = 1
+	}
 	next
 }
 { print }
