@@ -12,6 +12,7 @@
 #include "gesture.h"
 #include "status.h"
 #include "store.h"
+#include "tapjson.h"
 #include "timeparse.h"
 #include "version.h"
 
@@ -51,14 +52,11 @@ api_health_database(struct api_request *rq, cJSON *root)
 	if (rc < 0)
 		return rc;
 	db_obj = cJSON_AddObjectToObject(root, "database");
-	if (!db_obj || !cJSON_AddStringToObject(db_obj, "path", path))
+	if (!db_obj || tapjson_add_string(db_obj, "path", path) < 0)
 		return -ENOMEM;
 	rc = store_info(st, &version, &taps);
 	if (rc < 0)
-		return cJSON_AddStringToObject(db_obj, "error",
-					       store_errmsg(st))
-			       ? 0
-			       : -ENOMEM;
+		return tapjson_add_string(db_obj, "error", store_errmsg(st));
 	if (!cJSON_AddNumberToObject(db_obj, "schema_version",
 				     (double)version) ||
 	    !cJSON_AddNumberToObject(db_obj, "taps", (double)taps) ||
@@ -85,8 +83,8 @@ api_health_sources(const struct status_snapshot *snap)
 		if (!src ||
 		    !cJSON_AddStringToObject(src, "health",
 					     status_health_name(s->health)) ||
-		    !cJSON_AddStringToObject(src, "kind", s->kind) ||
-		    !cJSON_AddStringToObject(src, "detail", s->detail)) {
+		    tapjson_add_string(src, "kind", s->kind) < 0 ||
+		    tapjson_add_string(src, "detail", s->detail) < 0) {
 			cJSON_Delete(sources);
 			return NULL;
 		}

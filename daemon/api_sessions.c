@@ -12,6 +12,7 @@
 #include "control.h"
 #include "parse.h"
 #include "store.h"
+#include "tapjson.h"
 #include "timeparse.h"
 
 #define API_SESSIONS_NAME_MAX 128
@@ -41,8 +42,7 @@ api_sessions_json(const struct api_sessions_row *r)
 	o = cJSON_CreateObject();
 	if (!o || !cJSON_AddNumberToObject(o, "id", (double)r->id))
 		goto fail;
-	if (r->name ? !cJSON_AddStringToObject(o, "name", r->name)
-		    : !cJSON_AddNullToObject(o, "name"))
+	if (tapjson_add_string(o, "name", r->name) < 0)
 		goto fail;
 	if (timeparse_format(r->started_ns, started, sizeof(started)) == 0
 		    ? !cJSON_AddStringToObject(o, "started", started)
@@ -179,6 +179,35 @@ api_sessions_name_ok(const char *s)
 	return true;
 }
 
+/*
+ * Whether a string of the JSON body holds the escape \u0000.  cJSON
+ * decodes it to a NUL byte, which ends its C string there: "a\u0000b"
+ * would be taken for "a", and a key "name\u0000x" for "name".  So the
+ * raw text is scanned, string by string, with escapes skipped whole so
+ * that "\\u0000" (a backslash, then "u0000") is not mistaken for one.
+ */
+static bool
+api_sessions_body_has_nul(const char *body, size_t len)
+{
+	bool in_string = false;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (body[i] == '"') {
+			in_string = !in_string;
+			continue;
+		}
+		if (!in_string || body[i] != '\\')
+			continue;
+		if (i + 1 < len && body[i + 1] == 'u' && i + 5 < len &&
+		    memcmp(body + i + 2, "0000", 4) == 0)
+			return true;
+		/* The escaped character, whatever it is, is skipped. */
+		i++;
+	}
+	return false;
+}
+
 /* Reads {"name": "..."}; queues the 400 itself on a bad body. */
 static int
 api_sessions_parse_name(struct api_request *rq, cJSON **doc, const char **name)
@@ -215,6 +244,14 @@ api_sessions_parse_name(struct api_request *rq, cJSON **doc, const char **name)
 		api_request_reply_error(rq, 400, "bad_request",
 					"the body must be a JSON object "
 					"{\"name\": \"...\"}");
+		return -EINVAL;
+	}
+	if (api_sessions_body_has_nul(body, len)) {
+		api_request_reply_error(rq, 400, "bad_request",
+					"\"name\" must be 1 to %d bytes of "
+					"UTF-8 without control characters: "
+					"the body holds \\u0000",
+					API_SESSIONS_NAME_MAX);
 		return -EINVAL;
 	}
 	cJSON_ArrayForEach(item, *doc)

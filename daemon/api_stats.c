@@ -17,6 +17,7 @@
 
 #include "api_request.h"
 #include "store_query.h"
+#include "tapjson.h"
 #include "timeparse.h"
 
 /* Package names are at most 255 bytes on Android. */
@@ -211,8 +212,7 @@ api_stats_add_percentiles(cJSON *o, const struct store_query_percentiles *r)
 static bool
 api_stats_add_app(cJSON *o, const char *app)
 {
-	return (app ? cJSON_AddStringToObject(o, "app", app)
-		    : cJSON_AddNullToObject(o, "app")) != NULL;
+	return tapjson_add_string(o, "app", app) == 0;
 }
 
 int

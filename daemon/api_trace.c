@@ -613,8 +613,7 @@ write_other(struct trace *t, const struct trace_query *q, int cut,
 		    "t_up_ns") ||
 	    add_time(o, "since", q->since) < 0 ||
 	    add_time(o, "until", q->until) < 0 ||
-	    !(q->app ? cJSON_AddStringToObject(o, "app", q->app)
-		     : cJSON_AddNullToObject(o, "app")) ||
+	    tapjson_add_string(o, "app", q->app) < 0 ||
 	    !(q->session > 0 ? cJSON_AddNumberToObject(o, "session",
 						       (double)q->session)
 			     : cJSON_AddNullToObject(o, "session")) ||

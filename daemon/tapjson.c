@@ -117,23 +117,35 @@ utf8_clean(const char *s)
 	return out;
 }
 
-/* Adds s, cleaned when needed, or null when s is NULL. */
-static int
-add_string(cJSON *obj, const char *name, const char *s)
+cJSON *
+tapjson_string_new(const char *s)
 {
 	cJSON *item;
 	char *clean;
 
-	if (!s)
-		return cJSON_AddNullToObject(obj, name) ? 0 : -ENOMEM;
 	if (utf8_valid(s))
-		return cJSON_AddStringToObject(obj, name, s) ? 0 : -ENOMEM;
+		return cJSON_CreateString(s);
 	clean = utf8_clean(s);
 	if (!clean)
-		return -ENOMEM;
-	item = cJSON_AddStringToObject(obj, name, clean);
+		return NULL;
+	item = cJSON_CreateString(clean);
 	free(clean);
-	return item ? 0 : -ENOMEM;
+	return item;
+}
+
+int
+tapjson_add_string(cJSON *obj, const char *name, const char *s)
+{
+	cJSON *item;
+
+	if (!s)
+		return cJSON_AddNullToObject(obj, name) ? 0 : -ENOMEM;
+	item = tapjson_string_new(s);
+	if (!item || !cJSON_AddItemToObject(obj, name, item)) {
+		cJSON_Delete(item);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static int
@@ -251,7 +263,7 @@ fill(cJSON *obj, int64_t id, const struct store_tap *tap)
 
 	if (!cJSON_AddNumberToObject(obj, "id", (double)id))
 		return -ENOMEM;
-	if ((rc = add_string(obj, "app", tap->app)) < 0)
+	if ((rc = tapjson_add_string(obj, "app", tap->app)) < 0)
 		return rc;
 	if (tap->pid > 0) {
 		if (!cJSON_AddNumberToObject(obj, "pid", tap->pid))
@@ -259,8 +271,8 @@ fill(cJSON *obj, int64_t id, const struct store_tap *tap)
 	} else if (!cJSON_AddNullToObject(obj, "pid")) {
 		return -ENOMEM;
 	}
-	if ((rc = add_string(obj, "kind", tap->kind)) < 0 ||
-	    (rc = add_string(obj, "status", tap->status)) < 0)
+	if ((rc = tapjson_add_string(obj, "kind", tap->kind)) < 0 ||
+	    (rc = tapjson_add_string(obj, "status", tap->status)) < 0)
 		return rc;
 	arr = tapjson_flags_new(tap->flags);
 	if (!arr || !cJSON_AddItemToObject(obj, "flags", arr)) {

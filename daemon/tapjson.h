@@ -92,4 +92,18 @@ int tapjson_csv_write(FILE *f, int64_t id, const struct store_tap *tap);
  */
 size_t tapjson_utf8_len(const unsigned char *s);
 
+/*
+ * The one way text that comes from the database or a request goes into
+ * JSON: a new string item of s with U+FFFD in place of each byte that does
+ * not belong to a valid UTF-8 sequence, so that a damaged name cannot make
+ * the output invalid.  NULL when out of memory; free with cJSON_Delete().
+ */
+cJSON *tapjson_string_new(const char *s);
+
+/*
+ * Adds s to obj as name, cleaned as by tapjson_string_new(), or null when
+ * s is NULL.  Returns 0 or -ENOMEM.
+ */
+int tapjson_add_string(cJSON *obj, const char *name, const char *s);
+
 #endif

@@ -547,6 +547,16 @@ test_sessions(void **state)
 	http(f->port, "POST", "/v1/sessions", NULL, "{\"name\": \"\xc3\x28\"}",
 	     &r);
 	expect_error(&r, 400, "bad_request");
+	/* A NUL escape would cut the name (or a key) short in cJSON. */
+	http(f->port, "POST", "/v1/sessions", NULL, "{\"name\": \"a\\u0000b\"}",
+	     &r);
+	expect_error(&r, 400, "bad_request");
+	http(f->port, "POST", "/v1/sessions", NULL, "{\"name\\u0000x\": \"a\"}",
+	     &r);
+	expect_error(&r, 400, "bad_request");
+	http(f->port, "POST", "/v1/sessions", NULL, "{\"name\": \"a\\u001fb\"}",
+	     &r);
+	expect_error(&r, 400, "bad_request");
 	snprintf(name, sizeof(name), "{\"name\": \"%0129d\"}", 0);
 	http(f->port, "POST", "/v1/sessions", NULL, name, &r);
 	expect_error(&r, 400, "bad_request");

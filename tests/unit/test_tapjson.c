@@ -347,6 +347,34 @@ test_utf8(void **state)
 }
 
 /*
+ * The writer every endpoint puts database text through: clean text as
+ * it is, bad bytes as U+FFFD, NULL as null.
+ */
+static void
+test_add_string(void **state)
+{
+	cJSON *obj, *item;
+	char *s;
+
+	(void)state;
+	obj = cJSON_CreateObject();
+	assert_non_null(obj);
+	assert_int_equal(tapjson_add_string(obj, "ok", "caf\xc3\xa9"), 0);
+	assert_int_equal(tapjson_add_string(obj, "bad", "f\xffo"), 0);
+	assert_int_equal(tapjson_add_string(obj, "none", NULL), 0);
+	s = print(obj);
+	assert_string_equal(s, "{\"ok\":\"caf\xc3\xa9\",\"bad\":\"f\xef\xbf\xbd"
+			       "o\",\"none\":null}");
+	cJSON_free(s);
+	cJSON_Delete(obj);
+
+	item = tapjson_string_new("\xe2\x82");
+	assert_non_null(item);
+	assert_string_equal(item->valuestring, "\xef\xbf\xbd\xef\xbf\xbd");
+	cJSON_Delete(item);
+}
+
+/*
  * Writes taps with the store, reads them back with a plain connection
  * through the store's row reader, and checks that the object from the row is
  * the object from the tap that went in.
@@ -427,10 +455,15 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_full),	  cmocka_unit_test(test_nulls),
-		cmocka_unit_test(test_names),	  cmocka_unit_test(test_ms),
-		cmocka_unit_test(test_wall_time), cmocka_unit_test(test_csv),
-		cmocka_unit_test(test_utf8),	  cmocka_unit_test(test_row),
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_nulls),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_ms),
+		cmocka_unit_test(test_wall_time),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_add_string),
+		cmocka_unit_test(test_row),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
