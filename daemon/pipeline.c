@@ -170,12 +170,14 @@ wall_time(const struct pipeline *p, const char *kind, int64_t t_ns,
 	  int64_t *out)
 {
 	int64_t w;
+	int over;
 
 	if (!p->have_wall) {
 		*out = -1;
 		return 0;
 	}
-	if (!__builtin_add_overflow(t_ns, p->wall_offset, &w) && w >= 0) {
+	over = __builtin_add_overflow(t_ns, p->wall_offset, &w);
+	if (!over && w >= 0) {
 		*out = w;
 		return 0;
 	}
@@ -184,7 +186,7 @@ wall_time(const struct pipeline *p, const char *kind, int64_t t_ns,
 		  " ns; in a replay, the clock anchor of device.json, or "
 		  "today's clock without one) puts it %s",
 		  kind, t_ns, p->wall_offset,
-		  p->wall_offset < 0 ? "before 1970" : "past 2262");
+		  over && t_ns > 0 ? "past 2262" : "before 1970");
 	return -EINVAL;
 }
 
