@@ -3,8 +3,10 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -79,15 +81,31 @@ get_axis(const cJSON *touch, const char *key, const char *name,
 	return 0;
 }
 
-/* An int64 member given as a decimal string (or a small whole number). */
+/*
+ * An int64 member given as a decimal string (or a small whole number),
+ * within [0, DEVICE_CLOCK_MAX_NS]: the bound keeps REALTIME - MONOTONIC
+ * and the wall times made from it far from int64's ends.
+ */
 static int
 get_i64(const cJSON *obj, const char *key, const char *name, int64_t *out)
 {
 	const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+	int rc;
 
-	if (cJSON_IsString(item) &&
-	    parse_int64(item->valuestring, 0, INT64_MAX, out) == 0)
-		return 0;
+	if (cJSON_IsString(item)) {
+		rc = parse_int64(item->valuestring, 0, DEVICE_CLOCK_MAX_NS,
+				 out);
+		if (rc == 0)
+			return 0;
+		if (rc == -ERANGE) {
+			log_warnx(
+				"cannot read '%s': \"clock.%s\" is %.40s, out "
+				"of range (0 to %" PRId64 " ns)",
+				name, key, item->valuestring,
+				(int64_t)DEVICE_CLOCK_MAX_NS);
+			return -EINVAL;
+		}
+	}
 	/* A double holds integers exactly only up to 2^53. */
 	if (cJSON_IsNumber(item) && item->valuedouble >= 0 &&
 	    item->valuedouble <= 9007199254740992.0 &&
@@ -101,22 +119,140 @@ get_i64(const cJSON *obj, const char *key, const char *name, int64_t *out)
 	return -EINVAL;
 }
 
+/* Compares two keys through pointers to them, for qsort. */
+static int
+key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Refuses a key given twice in any object of the tree: cJSON keeps both
+ * and a lookup finds the first, so the file would mean one thing to tapd
+ * and perhaps another to whatever wrote or checked it.  The keys of each
+ * object are sorted (a hostile file may have many) and neighbours
+ * compared.  path is the dotted path of item, "" at the top.
+ */
+static int
+check_keys(const cJSON *item, const char *path, const char *name)
+{
+	const cJSON *c;
+	const char **keys;
+	char sub[256];
+	size_t n = 0, i;
+	int rc = 0;
+
+	if (!cJSON_IsObject(item) && !cJSON_IsArray(item))
+		return 0;
+	for (c = item->child; c; c = c->next) {
+		if (cJSON_IsArray(item))
+			snprintf(sub, sizeof(sub), "%s[%zu]", path, n);
+		else
+			snprintf(sub, sizeof(sub), "%s%s%s", path,
+				 *path ? "." : "", c->string ? c->string : "");
+		rc = check_keys(c, sub, name);
+		if (rc < 0)
+			return rc;
+		n++;
+	}
+	if (!cJSON_IsObject(item) || n < 2)
+		return 0;
+	keys = calloc(n, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (i = 0, c = item->child; c; c = c->next, i++)
+		keys[i] = c->string ? c->string : "";
+	qsort(keys, n, sizeof(*keys), key_cmp);
+	for (i = 1; i < n; i++) {
+		if (strcmp(keys[i - 1], keys[i]) == 0) {
+			log_warnx(
+				"cannot read '%s': \"%s%s%.64s\" appears twice",
+				name, path, *path ? "." : "", keys[i]);
+			rc = -EINVAL;
+			break;
+		}
+	}
+	free(keys);
+	return rc;
+}
+
+/*
+ * Parses the whole of json[0..len) as one JSON value: a byte order mark,
+ * a NUL, or anything but white space after the value is refused, since
+ * cJSON would skip the first and stop at the others, reading less than
+ * the file holds.
+ */
+static int
+parse_whole(const char *json, size_t len, const char *name, cJSON **out)
+{
+	const char *nul, *end = NULL;
+	char *text;
+	cJSON *root;
+
+	*out = NULL;
+	if (len >= 3 && memcmp(json, "\xef\xbb\xbf", 3) == 0) {
+		log_warnx("cannot read '%s': starts with a UTF-8 byte order "
+			  "mark",
+			  name);
+		return -EINVAL;
+	}
+	nul = memchr(json, '\0', len);
+	if (nul) {
+		log_warnx("cannot read '%s': a NUL byte at offset %zu", name,
+			  (size_t)(nul - json));
+		return -EINVAL;
+	}
+	/* cJSON's check for the end needs the terminating NUL in the length. */
+	text = malloc(len + 1);
+	if (!text)
+		return -ENOMEM;
+	memcpy(text, json, len);
+	text[len] = '\0';
+	root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+	if (root && end == text + len) {
+		free(text);
+		*out = root;
+		return 0;
+	}
+	cJSON_Delete(root);
+	/* Without the check, a JSON value followed by something else parses. */
+	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (root) {
+		while (end < text + len && strchr(" \t\r\n", *end))
+			end++;
+		log_warnx("cannot read '%s': something after the JSON value at "
+			  "offset %zu",
+			  name, (size_t)(end - text));
+	} else {
+		log_warnx("cannot read '%s': not a JSON object", name);
+	}
+	cJSON_Delete(root);
+	free(text);
+	return -EINVAL;
+}
+
 int
 device_parse(const char *json, size_t len, const char *name,
 	     struct device_info *info)
 {
 	const cJSON *screen, *touch, *clock;
 	cJSON *root = NULL;
+	int64_t boot_ns;
 	int axes = 0;
 	int rc = 0;
 
 	memset(info, 0, sizeof(*info));
-	root = cJSON_ParseWithLength(json, len);
-	if (!root || !cJSON_IsObject(root)) {
+	rc = parse_whole(json, len, name, &root);
+	if (rc < 0)
+		goto out;
+	if (!cJSON_IsObject(root)) {
 		log_warnx("cannot read '%s': not a JSON object", name);
 		rc = -EINVAL;
 		goto out;
 	}
+	rc = check_keys(root, "", name);
+	if (rc < 0)
+		goto out;
 	screen = cJSON_GetObjectItemCaseSensitive(root, "screen");
 	if (screen) {
 		if (!cJSON_IsObject(screen)) {
@@ -161,6 +297,13 @@ device_parse(const char *json, size_t len, const char *name,
 	}
 	clock = cJSON_GetObjectItemCaseSensitive(root, "clock");
 	if (clock) {
+		if (!cJSON_IsObject(clock)) {
+			log_warnx(
+				"cannot read '%s': \"clock\" is not an object",
+				name);
+			rc = -EINVAL;
+			goto out;
+		}
 		rc = get_i64(clock, "realtime_ns", name,
 			     &info->clock_realtime_ns);
 		if (rc == 0)
@@ -168,6 +311,20 @@ device_parse(const char *json, size_t len, const char *name,
 				     &info->clock_monotonic_ns);
 		if (rc < 0)
 			goto out;
+		/*
+		 * Both are within [0, DEVICE_CLOCK_MAX_NS], so this cannot
+		 * fail; it is checked all the same, since every wall time of
+		 * the replay is made from the difference.
+		 */
+		if (__builtin_sub_overflow(info->clock_realtime_ns,
+					   info->clock_monotonic_ns,
+					   &boot_ns)) {
+			log_warnx("cannot read '%s': \"clock\" has "
+				  "realtime_ns - monotonic_ns out of range",
+				  name);
+			rc = -EINVAL;
+			goto out;
+		}
 		info->have_clock = 1;
 	}
 out:

@@ -11,6 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The largest clock value of device.json's anchor: 2100-01-01T00:00:00Z
+ * as REALTIME, 130 years as MONOTONIC.  Any device reads far less, and
+ * the margin to int64's end keeps REALTIME - MONOTONIC and the wall time
+ * of every tap computable.
+ */
+#define DEVICE_CLOCK_MAX_NS INT64_C(4102444800000000000)
+
 struct device_axis {
 	int32_t min, max;
 };
@@ -37,10 +45,13 @@ struct device_info {
 /*
  * Reads device.json at path into *info (zeroed first).  Unknown keys are
  * ignored.  Returns 0; -ENOENT (or another errno) when the file cannot be
- * read; -EINVAL after logging why when it is not JSON, not an object, or
- * a known key has a value of the wrong type or out of range (sizes 1 to
- * 100000, density 1 to 10000 dpi, refresh 1 to 1000 Hz, sdk 1 to 1000,
- * axis min < max, clock values non-negative int64).
+ * read; -EINVAL after logging why (the file and the key named) when it is
+ * not one JSON object and nothing else (a UTF-8 byte order mark, a NUL
+ * byte, or anything but white space after the value is refused), has a
+ * key twice in any object, or a known key has a value of the wrong type
+ * or out of range (sizes 1 to 100000, density 1 to 10000 dpi, refresh 1
+ * to 1000 Hz, sdk 1 to 1000, axis min < max, clock values 0 to
+ * DEVICE_CLOCK_MAX_NS).
  */
 int device_load(const char *path, struct device_info *info);
 

@@ -158,7 +158,39 @@ store_flags(unsigned gesture_flags, unsigned corr_flags)
 	return f;
 }
 
-static void
+/*
+ * The wall time of t_ns: the clock anchor's REALTIME - MONOTONIC added
+ * with an overflow check, since a replay's anchor comes from a file.  A
+ * result outside [0, INT64_MAX] (before 1970, or past 2262) says the
+ * anchor does not belong to the recording: an error naming it, not a
+ * tap the store would refuse for its own wall time.
+ */
+static int
+wall_time(const struct pipeline *p, const char *kind, int64_t t_ns,
+	  int64_t *out)
+{
+	int64_t w;
+	int over;
+
+	if (!p->have_wall) {
+		*out = -1;
+		return 0;
+	}
+	over = __builtin_add_overflow(t_ns, p->wall_offset, &w);
+	if (!over && w >= 0) {
+		*out = w;
+		return 0;
+	}
+	log_error("cannot give the %s at %" PRId64 " ns a wall time: the "
+		  "clock anchor (REALTIME - MONOTONIC = %" PRId64
+		  " ns; in a replay, the clock anchor of device.json, or "
+		  "today's clock without one) puts it %s",
+		  kind, t_ns, p->wall_offset,
+		  over && t_ns > 0 ? "past 2262" : "before 1970");
+	return -EINVAL;
+}
+
+static int
 tap_from_record(const struct pipeline *p, struct store_tap *tap,
 		const struct gesture_record *rec, const char *app, int32_t pid)
 {
@@ -170,12 +202,12 @@ tap_from_record(const struct pipeline *p, struct store_tap *tap,
 	tap->flags = store_flags(rec->flags, 0);
 	tap->t_down_ns = rec->t_down_ns;
 	tap->t_up_ns = rec->t_up_ns;
-	tap->wall_ns = p->have_wall ? rec->t_up_ns + p->wall_offset : -1;
 	tap->session = p->session;
 	tap->x = rec->x;
 	tap->y = rec->y;
 	tap->first_frame_ns = -1;
 	tap->settle_ns = -1;
+	return wall_time(p, tap->kind, rec->t_up_ns, &tap->wall_ns);
 }
 
 /*
@@ -272,14 +304,16 @@ on_result(void *ctx, const struct correlate_result *res)
 		return -EPROTO;
 	}
 	q = &p->pending[p->head];
-	tap_from_record(p, &tap, &q->rec, q->app, q->pid);
-	tap.status = status_name(res->status);
-	tap.flags = store_flags(q->rec.flags, res->flags);
-	tap.first_frame_ns = res->first_frame_ns;
-	tap.settle_ns = res->settle_ns;
-	tap.frames = res->frames;
-	tap.jank = res->jank;
-	rc = keep_tap(p, &tap, res->resp, res->nresp);
+	rc = tap_from_record(p, &tap, &q->rec, q->app, q->pid);
+	if (rc == 0) {
+		tap.status = status_name(res->status);
+		tap.flags = store_flags(q->rec.flags, res->flags);
+		tap.first_frame_ns = res->first_frame_ns;
+		tap.settle_ns = res->settle_ns;
+		tap.frames = res->frames;
+		tap.jank = res->jank;
+		rc = keep_tap(p, &tap, res->resp, res->nresp);
+	}
 	if (rc == 0)
 		rc = app_stats_add(p, q->app, res);
 	free(q->app);
@@ -349,8 +383,8 @@ on_gesture(struct pipeline *p, const struct gesture_record *rec)
 	if (rec->kind != GESTURE_TAP && rec->kind != GESTURE_LONG_PRESS) {
 		/* Swipes and multi-finger gestures are counted, not measured.
 		 */
-		tap_from_record(p, &tap, rec, app, pid);
-		return keep_tap(p, &tap, NULL, 0);
+		rc = tap_from_record(p, &tap, rec, app, pid);
+		return rc < 0 ? rc : keep_tap(p, &tap, NULL, 0);
 	}
 	rc = queue_pending(p, rec, app, pid, &id);
 	if (rc < 0)

@@ -113,7 +113,10 @@ struct correlate *pipeline_correlate(struct pipeline *p);
 
 /*
  * REALTIME - MONOTONIC, for the wall times of taps; unset, they have
- * none.  The live daemon refreshes it as the clock is stepped.
+ * none.  The live daemon refreshes it as the clock is stepped.  A tap
+ * whose wall time t_up + offset_ns would fall outside [0, INT64_MAX] is
+ * an error (-EINVAL, logged naming the clock anchor) from the call that
+ * finalizes it, never a wrapped value.
  */
 void pipeline_set_wall_offset(struct pipeline *p, int64_t offset_ns);
 

@@ -116,6 +116,75 @@ test_clock(void **state)
 			 -EINVAL);
 }
 
+/* The clock anchor's values are bounded, so wall times made of them fit. */
+static void
+test_clock_range(void **state)
+{
+	struct device_info d;
+
+	(void)state;
+	assert_int_equal(parse("{\"clock\": {\"realtime_ns\": "
+			       "\"4102444800000000000\", \"monotonic_ns\": "
+			       "\"4102444800000000000\"}}",
+			       &d),
+			 0);
+	assert_true(d.clock_realtime_ns == DEVICE_CLOCK_MAX_NS);
+	assert_int_equal(parse("{\"clock\": {\"realtime_ns\": "
+			       "\"9223372036854775807\", \"monotonic_ns\": "
+			       "\"0\"}}",
+			       &d),
+			 -EINVAL);
+	assert_false(d.have_clock);
+	assert_int_equal(parse("{\"clock\": {\"realtime_ns\": \"0\", "
+			       "\"monotonic_ns\": \"9223372036854775807\"}}",
+			       &d),
+			 -EINVAL);
+	assert_int_equal(parse("{\"clock\": {\"realtime_ns\": "
+			       "\"4102444800000000001\", \"monotonic_ns\": "
+			       "\"0\"}}",
+			       &d),
+			 -EINVAL);
+	assert_int_equal(parse("{\"clock\": 5}", &d), -EINVAL);
+}
+
+/* Parses len bytes of s, which may hold a NUL. */
+static int
+parse_bytes(const char *s, size_t len, struct device_info *info)
+{
+	return device_parse(s, len, "device.json", info);
+}
+
+/* The file is one JSON object, each key once, and nothing else. */
+static void
+test_strict(void **state)
+{
+	static const char nul[] = "{\"density_dpi\": 420}\0{\"x\": 1}";
+	static const char bom[] = "\xef\xbb\xbf{\"density_dpi\": 420}";
+	struct device_info d;
+
+	(void)state;
+	assert_int_equal(
+		parse("{\"density_dpi\": 420, \"density_dpi\": 160}", &d),
+		-EINVAL);
+	assert_int_equal(d.density_dpi, 0);
+	assert_int_equal(parse("{\"screen\": {\"width\": 1, \"height\": 2, "
+			       "\"width\": 3}}",
+			       &d),
+			 -EINVAL);
+	/* An unknown key is ignored, but not when given twice. */
+	assert_int_equal(parse("{\"future\": [{\"a\": 1, \"a\": 2}]}", &d),
+			 -EINVAL);
+	assert_int_equal(parse("{\"a\": {\"b\": 1}, \"b\": {\"a\": 1}}", &d),
+			 0);
+	assert_int_equal(parse_bytes(bom, sizeof(bom) - 1, &d), -EINVAL);
+	assert_int_equal(parse_bytes(nul, sizeof(nul) - 1, &d), -EINVAL);
+	assert_int_equal(parse("{\"density_dpi\": 420} {}", &d), -EINVAL);
+	assert_int_equal(parse("{\"density_dpi\": 420} x", &d), -EINVAL);
+	/* White space after the value is fine. */
+	assert_int_equal(parse("{\"density_dpi\": 420} \r\n\t", &d), 0);
+	assert_int_equal(d.density_dpi, 420);
+}
+
 static void
 test_file(void **state)
 {
@@ -140,8 +209,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_full),	cmocka_unit_test(test_partial),
-		cmocka_unit_test(test_invalid), cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_partial),
+		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_clock_range),
+		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_file),
 	};
 

@@ -21,6 +21,7 @@
 #include "device.h"
 #include "fixture.h"
 #include "foreground.h"
+#include "log.h"
 #include "pipeline.h"
 #include "status.h"
 #include "store.h"
@@ -384,6 +385,102 @@ test_swipe_not_measured(void **state)
 	rig_close(&f);
 }
 
+/* The wall_ns of every row as "N;N;...". */
+static void
+walls(struct rig *f, char *buf, size_t len)
+{
+	sqlite3_stmt *st = NULL;
+	size_t used = 0;
+	int n;
+
+	assert_int_equal(sqlite3_prepare_v2(store__sqlite(f->store),
+					    "SELECT coalesce(wall_ns, -1) "
+					    "FROM taps ORDER BY id",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	buf[0] = '\0';
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		n = snprintf(buf + used, len - used, "%lld;",
+			     (long long)sqlite3_column_int64(st, 0));
+		assert_true(n > 0 && (size_t)n < len - used);
+		used += (size_t)n;
+	}
+	sqlite3_finalize(st);
+}
+
+/*
+ * One tap at 1 s..1.06 s under the wall offset given, finished: returns
+ * what pipeline_finish() returned and leaves what was logged in logged.
+ */
+static int
+tap_with_offset(struct rig *f, const char *name, int64_t offset, char *logged,
+		size_t len)
+{
+	char path[] = "/tmp/tapd-pipeline-log-XXXXXX";
+	size_t n;
+	FILE *in;
+	int fd, rc;
+
+	rig_open(f, name);
+	pipeline_set_wall_offset(f->pipe, offset);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(log_open_file(path), 0);
+	tap(f, 1 * S, 1 * S + 60 * MS, 10, 10);
+	rc = pipeline_finish(f->pipe, INT64_MIN, 2 * S);
+	if (rc == 0)
+		rc = pipeline_flush(f->pipe);
+	log_close();
+	in = fopen(path, "r");
+	assert_non_null(in);
+	n = fread(logged, 1, len - 1, in);
+	logged[n] = '\0';
+	fclose(in);
+	unlink(path);
+	return rc;
+}
+
+static void
+test_wall_time(void **state)
+{
+	char got[512], logged[2048];
+	struct rig f;
+
+	(void)state;
+	/* A sound anchor: t_up plus REALTIME - MONOTONIC. */
+	assert_int_equal(tap_with_offset(&f, "wall.db", INT64_C(1764567474) * S,
+					 logged, sizeof(logged)),
+			 0);
+	walls(&f, got, sizeof(got));
+	assert_string_equal(got, "1764567475060000000;");
+	rig_close(&f);
+
+	/*
+	 * An anchor that puts the tap past int64's end: an error naming the
+	 * anchor, nothing stored, and no wrapped value for the store to
+	 * blame on the tap.
+	 */
+	assert_int_equal(tap_with_offset(&f, "wall-past.db", INT64_MAX - S,
+					 logged, sizeof(logged)),
+			 -EINVAL);
+	assert_non_null(strstr(logged, "the clock anchor"));
+	assert_non_null(strstr(logged, "past 2262"));
+	assert_null(strstr(logged, "negative wall time"));
+	assert_int_equal(store_added(f.store), 0);
+	rig_close(&f);
+
+	/* One that puts it before 1970. */
+	assert_int_equal(tap_with_offset(&f, "wall-before.db", -10 * S, logged,
+					 sizeof(logged)),
+			 -EINVAL);
+	assert_non_null(strstr(logged, "the clock anchor"));
+	assert_non_null(strstr(logged, "before 1970"));
+	assert_null(strstr(logged, "negative wall time"));
+	assert_int_equal(store_added(f.store), 0);
+	rig_close(&f);
+}
+
 int
 main(void)
 {
@@ -395,6 +492,7 @@ main(void)
 		cmocka_unit_test(test_tap_pending_then_truncated),
 		cmocka_unit_test(test_frames_unavailable),
 		cmocka_unit_test(test_swipe_not_measured),
+		cmocka_unit_test(test_wall_time),
 	};
 
 	return cmocka_run_group_tests(tests, fixture_group_setup,
