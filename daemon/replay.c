@@ -48,6 +48,12 @@ struct replay {
 	struct control *control;
 	struct metrics *metrics;
 
+	/*
+	 * The input's own failure (its time went back): the replay stops
+	 * reading it, finishes what came before and still ends its run.
+	 */
+	int input_rc;
+
 	const char *wall_source;
 	int have_wall;
 	int64_t last_input_ns;
@@ -566,6 +572,14 @@ replay_events(struct replay *r, int64_t *frames_wm)
 		if (rc < 0)
 			return rc;
 	}
+	/*
+	 * Events after a bad one would be stored twice or out of order; the
+	 * taps before it are finished as at the end of the input.
+	 */
+	if (rc < 0) {
+		r->input_rc = rc;
+		rc = 0;
+	}
 	return rc;
 }
 
@@ -669,6 +683,10 @@ replay_run(const struct replay_options *opts, FILE *out)
 	if (rc < 0)
 		goto out;
 	print_summary(&r, out, run_id);
+	if (r.input_rc < 0) {
+		rc = r.input_rc;
+		goto out;
+	}
 	if (r.api) {
 		fprintf(out, "\nreplay done; serving until interrupted\n");
 		fflush(out);

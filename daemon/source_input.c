@@ -220,6 +220,8 @@ source_getevent_print(void *impl, FILE *out)
 {
 	struct source_getevent *sg = impl;
 	struct input_getevent_stats gs;
+	struct input_getevent_jump j;
+	int64_t back;
 
 	input_getevent_get_stats(sg->g, &gs);
 	fprintf(out, "input      '%s'", sg->file);
@@ -232,6 +234,15 @@ source_getevent_print(void *impl, FILE *out)
 		"lines      %" PRIu64 " read, %" PRIu64 " skipped, %" PRIu64
 		" events of this device, %" PRIu64 " of others\n",
 		gs.lines, gs.skipped, gs.events, gs.other_events);
+	if (input_getevent_get_jump(sg->g, &j) == 0) {
+		back = j.from_ns - j.to_ns;
+		fprintf(out,
+			"STOPPED    at line %" PRIu64
+			": time goes back %.6f s (from %.6f to %.6f); the "
+			"rest of the log was not replayed\n",
+			j.line, (double)back / 1e9, (double)j.from_ns / 1e9,
+			(double)j.to_ns / 1e9);
+	}
 }
 
 static char *
