@@ -98,6 +98,8 @@ merge_unnamed(struct input_getevent *g)
 	d->syn_events = u->syn_events;
 	d->backwards = u->backwards;
 	d->last_ns = u->last_ns;
+	d->back_at = u->back_at;
+	d->back = u->back;
 	u->gone = 1;
 	for (i = 0; i < g->nev; i++)
 		if (g->ev_dev[i] == iu)
@@ -149,14 +151,26 @@ choose(struct input_getevent *g, const char *device)
 	return 0;
 }
 
-/* Keeps the chosen device's events only, in log order. */
+/*
+ * Keeps the chosen device's events only, in log order, up to the first
+ * one whose time went back.
+ */
 static void
 keep_chosen(struct input_getevent *g)
 {
+	const struct input_getevent_dev *d;
 	struct touch_event *nev;
-	size_t i, n = 0;
+	size_t i, n = 0, end = g->nev;
 
-	for (i = 0; i < g->nev; i++)
+	if (g->chosen >= 0) {
+		d = &g->devs[g->chosen];
+		if (d->backwards > 0) {
+			g->have_jump = 1;
+			g->jump = d->back;
+			end = d->back_at;
+		}
+	}
+	for (i = 0; i < end; i++)
 		if (g->chosen >= 0 && g->ev_dev[i] == g->chosen)
 			g->ev[n++] = g->ev[i];
 	g->nev = n;
@@ -218,12 +232,15 @@ load(const char *buf, size_t len, const char *name, const char *device,
 	r = choose(g, device);
 	if (r < 0)
 		goto out;
-	keep_chosen(g);
 	if (g->chosen >= 0) {
-		g->st.events = g->devs[g->chosen].events;
+		g->st.other_events = g->timed - g->devs[g->chosen].events;
 		g->st.backwards = g->devs[g->chosen].backwards;
+	} else {
+		g->st.other_events = g->timed;
 	}
-	g->st.other_events = g->timed - g->st.events;
+	keep_chosen(g);
+	/* After a jump back, the events that are replayed. */
+	g->st.events = g->nev;
 	log_debug("replaying '%s' from '%s': %llu events, %llu lines "
 		  "skipped",
 		  input_getevent_device(g), name,
@@ -331,13 +348,39 @@ input_getevent_free(struct input_getevent *g)
 	free(g);
 }
 
+/* Seconds and microseconds, as getevent writes its stamps. */
+#define STAMP(ns)                                                              \
+	(long long)((ns) / 1000000000), (long)((ns) % 1000000000 / 1000)
+
 int
 input_getevent_next(struct input_getevent *g, struct touch_event *ev)
 {
-	if (g->pos >= g->nev)
+	int64_t back;
+
+	if (g->pos < g->nev) {
+		*ev = g->ev[g->pos++];
+		return 1;
+	}
+	if (!g->have_jump || g->jump_told)
 		return 0;
-	*ev = g->ev[g->pos++];
-	return 1;
+	g->jump_told = 1;
+	back = g->jump.from_ns - g->jump.to_ns;
+	log_error("'%s' line %llu: time goes back %lld.%06ld s (from "
+		  "%lld.%06ld to %lld.%06ld); the rest of the log is not "
+		  "replayed",
+		  g->name, (unsigned long long)g->jump.line, STAMP(back),
+		  STAMP(g->jump.from_ns), STAMP(g->jump.to_ns));
+	return -ERANGE;
+}
+
+int
+input_getevent_get_jump(const struct input_getevent *g,
+			struct input_getevent_jump *j)
+{
+	if (!g->have_jump)
+		return -ENOENT;
+	*j = g->jump;
+	return 0;
 }
 
 int
@@ -348,7 +391,7 @@ input_getevent_time_range(const struct input_getevent *g, int64_t *first,
 
 	if (g->nev == 0)
 		return -ENOENT;
-	/* Logs can step back in time; the range is the extremes. */
+	/* Kept events never go back; the extremes are checked anyway. */
 	*first = *last = g->ev[0].time_ns;
 	for (i = 1; i < g->nev; i++) {
 		if (g->ev[i].time_ns < *first)

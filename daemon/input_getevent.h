@@ -15,6 +15,12 @@
  * with an unknown label and, in a timestamped log, event lines without a
  * stamp are skipped and counted, never fatal.  An empty log is not an
  * error: it has no events.
+ *
+ * The chosen device's time must not go back: a log recorded twice into
+ * one file, or out of order, would replay its taps twice or against the
+ * wrong frames.  Its events end before the first one that goes back, and
+ * input_getevent_next() then says where.  Other devices' times are not
+ * checked: their events are not replayed, and a device's clock is its own.
  */
 #ifndef TAPD_INPUT_GETEVENT_H
 #define TAPD_INPUT_GETEVENT_H
@@ -26,9 +32,16 @@
 
 struct input_getevent;
 
+/* Where the chosen device's time went back first. */
+struct input_getevent_jump {
+	uint64_t line;	 /* the line of the event that went back, from 1 */
+	int64_t from_ns; /* the time of the device's event before it */
+	int64_t to_ns;	 /* its own time, less than from_ns */
+};
+
 struct input_getevent_stats {
 	uint64_t lines;	       /* lines read, blank ones included */
-	uint64_t events;       /* event lines of the chosen device */
+	uint64_t events;       /* chosen device's events replayed */
 	uint64_t other_events; /* event lines of other devices */
 	uint64_t skipped;      /* lines that did not parse */
 	unsigned devices;      /* devices seen in the log */
@@ -66,7 +79,10 @@ void input_getevent_free(struct input_getevent *g);
 
 /*
  * Returns the next event of the chosen device in log order: 1 and fills
- * *ev, 0 at the end of the log.
+ * *ev, 0 at the end of the log.  When the device's time went back, the
+ * events end before the jump and the call after the last one logs an
+ * error that names the log, the line and the jump, and returns -ERANGE
+ * (then 0).
  */
 int input_getevent_next(struct input_getevent *g, struct touch_event *ev);
 
@@ -84,6 +100,13 @@ int input_getevent_get_axis(const struct input_getevent *g, uint16_t code,
  */
 int input_getevent_time_range(const struct input_getevent *g, int64_t *first,
 			      int64_t *last);
+
+/*
+ * Where the chosen device's time went back first: returns 0 and fills *j,
+ * or -ENOENT when it never did.
+ */
+int input_getevent_get_jump(const struct input_getevent *g,
+			    struct input_getevent_jump *j);
 
 /* The chosen device's path ("" when the log names no device). */
 const char *input_getevent_device(const struct input_getevent *g);

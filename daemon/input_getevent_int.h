@@ -37,6 +37,9 @@ struct input_getevent_dev {
 	uint64_t syn_events; /* SYN_REPORT and SYN_MT_REPORT */
 	uint64_t backwards;
 	int64_t last_ns;
+	/* The first time that went back: where in ev, and from the line. */
+	size_t back_at;
+	struct input_getevent_jump back;
 };
 
 struct input_getevent {
@@ -56,6 +59,10 @@ struct input_getevent {
 	uint8_t *ev_dev;
 	size_t nev, cap;
 	size_t pos;
+	/* The chosen device's first jump back: its events end before it. */
+	int have_jump;
+	int jump_told;
+	struct input_getevent_jump jump;
 
 	uint64_t timed; /* event lines with a timestamp */
 	uint64_t lineno;

@@ -246,8 +246,15 @@ read_event_line(struct input_getevent *g, char *s, int stamped)
 	if (r < 0)
 		return r;
 	g->timed++;
-	if (d->events > 0 && ns < d->last_ns)
+	if (d->events > 0 && ns < d->last_ns) {
+		if (d->backwards == 0) {
+			d->back_at = g->nev - 1;
+			d->back.line = g->lineno;
+			d->back.from_ns = d->last_ns;
+			d->back.to_ns = ns;
+		}
 		d->backwards++;
+	}
 	d->last_ns = ns;
 	d->events++;
 	if (ev.type == EV_ABS && is_mt_code(ev.code))

@@ -48,6 +48,12 @@ struct replay {
 	struct control *control;
 	struct metrics *metrics;
 
+	/*
+	 * The input's own failure (its time went back): the replay stops
+	 * reading it, finishes what came before and still ends its run.
+	 */
+	int input_rc;
+
 	const char *wall_source;
 	int have_wall;
 	int64_t last_input_ns;
@@ -105,8 +111,28 @@ fill_status(struct status_snapshot *s, void *ctx)
 }
 
 /*
- * Between input events, with the API up: commit and announce what was
- * finalized, answer session requests, refresh the health counters.
+ * A paced replay commits on the live daemon's timer: a batch is committed
+ * once its first row is 100 ms old (store_tick()), so that a replay killed
+ * midway loses only the taps of the last moments, as the daemon would.
+ * An unpaced replay runs through its rows as fast as it can and commits
+ * them by the batch.
+ */
+static int
+commit_tick(struct replay *r)
+{
+	struct timespec now;
+
+	if (r->opts->pace <= 0)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return store_tick(r->store,
+			  now.tv_sec * INT64_C(1000000000) + now.tv_nsec);
+}
+
+/*
+ * Between input events: commit on the timer when paced and, with the API
+ * up, commit and announce what was finalized, answer session requests,
+ * refresh the health counters.
  */
 static int
 serve_api(struct replay *r, int64_t frames_wm)
@@ -115,8 +141,10 @@ serve_api(struct replay *r, int64_t frames_wm)
 	int rc;
 
 	if (!r->api)
-		return 0;
+		return commit_tick(r);
 	rc = pipeline_flush(r->pipe);
+	if (rc == 0)
+		rc = commit_tick(r);
 	control_serve(r->control, pipeline_control, r->pipe);
 	status_update(r->status, fill_status, &sc);
 	return rc;
@@ -566,6 +594,14 @@ replay_events(struct replay *r, int64_t *frames_wm)
 		if (rc < 0)
 			return rc;
 	}
+	/*
+	 * Events after a bad one would be stored twice or out of order; the
+	 * taps before it are finished as at the end of the input.
+	 */
+	if (rc < 0) {
+		r->input_rc = rc;
+		rc = 0;
+	}
 	return rc;
 }
 
@@ -669,6 +705,10 @@ replay_run(const struct replay_options *opts, FILE *out)
 	if (rc < 0)
 		goto out;
 	print_summary(&r, out, run_id);
+	if (r.input_rc < 0) {
+		rc = r.input_rc;
+		goto out;
+	}
 	if (r.api) {
 		fprintf(out, "\nreplay done; serving until interrupted\n");
 		fflush(out);

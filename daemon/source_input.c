@@ -38,6 +38,18 @@ source_evdev_added(void *ctx, const char *path, const char *name)
 	log_info("reading touch screen '%s' \"%s\"", path, name);
 }
 
+/*
+ * Live input time is not checked for going back, unlike a recorded log's
+ * (input_getevent.h).  A device that goes away and is opened again keeps
+ * the same clock: CLOCK_MONOTONIC is set on its fd before the first read
+ * and what it had queued is drained, so its new events come after the
+ * old ones; the contacts still down when it went are ended here, at the
+ * time of the removal.  Should a driver's own stamps still step back,
+ * the correlator sorts a late tap into its place (counted as late), and
+ * one older than the oldest tap still waiting gives the pipeline's "out
+ * of order" error, which the heartbeat logs as "cannot store taps" before
+ * it carries on.
+ */
 static void
 source_evdev_removed(void *ctx, const char *path)
 {
@@ -220,6 +232,8 @@ source_getevent_print(void *impl, FILE *out)
 {
 	struct source_getevent *sg = impl;
 	struct input_getevent_stats gs;
+	struct input_getevent_jump j;
+	int64_t back;
 
 	input_getevent_get_stats(sg->g, &gs);
 	fprintf(out, "input      '%s'", sg->file);
@@ -232,6 +246,15 @@ source_getevent_print(void *impl, FILE *out)
 		"lines      %" PRIu64 " read, %" PRIu64 " skipped, %" PRIu64
 		" events of this device, %" PRIu64 " of others\n",
 		gs.lines, gs.skipped, gs.events, gs.other_events);
+	if (input_getevent_get_jump(sg->g, &j) == 0) {
+		back = j.from_ns - j.to_ns;
+		fprintf(out,
+			"STOPPED    at line %" PRIu64
+			": time goes back %.6f s (from %.6f to %.6f); the "
+			"rest of the log was not replayed\n",
+			j.line, (double)back / 1e9, (double)j.from_ns / 1e9,
+			(double)j.to_ns / 1e9);
+	}
 }
 
 static char *

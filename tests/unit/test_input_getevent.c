@@ -616,22 +616,71 @@ test_backwards(void **state)
 		"[       3.000000] EV_SYN       SYN_REPORT           00000000\n"
 		"[       0.000000] EV_SYN       SYN_REPORT           "
 		"00000000\n";
+	struct input_getevent *g = NULL;
+	struct input_getevent_jump j;
+	struct touch_event ev;
 	struct events e;
 
 	(void)state;
 	assert_int_equal(open_mem(log, NULL, &e), 0);
-	assert_int_equal(e.n, 6);
-	/* Kept as they are, in log order. */
+	/* The events end before the first one that goes back. */
+	assert_int_equal(e.n, 2);
 	assert_int_equal(e.ev[1].time_ns, 2000000000LL);
-	assert_int_equal(e.ev[2].time_ns, 1999999000LL);
-	assert_int_equal(e.ev[5].time_ns, 0);
 	assert_int_equal(e.st.backwards, 2);
+	assert_int_equal(e.st.other_events, 0);
+
+	assert_int_equal(
+		input_getevent_open_mem(log, strlen(log), "test", NULL, &g), 0);
+	assert_int_equal(input_getevent_next(g, &ev), 1);
+	assert_int_equal(input_getevent_next(g, &ev), 1);
+	assert_int_equal(input_getevent_next(g, &ev), -ERANGE);
+	assert_int_equal(input_getevent_next(g, &ev), 0);
+	assert_int_equal(input_getevent_get_jump(g, &j), 0);
+	assert_int_equal(j.line, 3);
+	assert_int_equal(j.from_ns, 2000000000LL);
+	assert_int_equal(j.to_ns, 1999999000LL);
+	input_getevent_free(g);
+}
+
+/* Equal times are not a jump, and other devices' clocks are their own. */
+static void
+test_backwards_other_device(void **state)
+{
+	static const char log[] =
+		"[       5.000000] /dev/input/event2: EV_ABS "
+		"ABS_MT_TRACKING_ID "
+		"00000001\n"
+		"[       5.000000] /dev/input/event2: EV_SYN SYN_REPORT "
+		"00000000\n"
+		"[       4.000000] /dev/input/event0: EV_KEY KEY_POWER "
+		"00000001\n"
+		"[       3.000000] /dev/input/event0: EV_SYN SYN_REPORT "
+		"00000000\n"
+		"[       5.000000] /dev/input/event2: EV_ABS "
+		"ABS_MT_TRACKING_ID "
+		"ffffffff\n"
+		"[       5.000001] /dev/input/event2: EV_SYN SYN_REPORT "
+		"00000000\n";
+	struct input_getevent *g = NULL;
+	struct input_getevent_jump j;
+	struct events e;
+
+	(void)state;
+	assert_int_equal(open_mem(log, NULL, &e), 0);
+	assert_int_equal(e.n, 4);
+	assert_int_equal(e.st.backwards, 0);
+	assert_int_equal(e.st.other_events, 2);
+	assert_int_equal(
+		input_getevent_open_mem(log, strlen(log), "test", NULL, &g), 0);
+	assert_int_equal(input_getevent_get_jump(g, &j), -ENOENT);
+	input_getevent_free(g);
 }
 
 static void
 test_stamps(void **state)
 {
 	static const char log[] =
+		"[0.000001] 0000 0000 00000000\n"
 		"[4294967295.999999] EV_ABS       ABS_MT_TRACKING_ID   "
 		"00000001\n"
 		"[4294967296.000000] EV_SYN       SYN_REPORT           "
@@ -644,16 +693,17 @@ test_stamps(void **state)
 		"[       1.000000]EV_SYN       SYN_REPORT           00000000\n"
 		"[       1 000000] EV_SYN       SYN_REPORT           00000000\n"
 		"[       1.00 000] EV_SYN       SYN_REPORT           00000000\n"
-		"[        .000000] EV_SYN       SYN_REPORT           00000000\n"
-		"[0.000001] 0000 0000 00000000\n";
+		"[        .000000] EV_SYN       SYN_REPORT           "
+		"00000000\n";
 	struct events e;
 
 	(void)state;
 	assert_int_equal(open_mem(log, NULL, &e), 0);
 	assert_int_equal(e.n, 2);
-	expect_event(&e.ev[0], 4294967295999999000LL, EV_ABS,
+	/* In time order: a stamp that went back would end the events. */
+	expect_event(&e.ev[0], 1000LL, EV_SYN, SYN_REPORT, 0);
+	expect_event(&e.ev[1], 4294967295999999000LL, EV_ABS,
 		     ABS_MT_TRACKING_ID, 1);
-	expect_event(&e.ev[1], 1000LL, EV_SYN, SYN_REPORT, 0);
 	assert_int_equal(e.st.skipped, 9);
 }
 
@@ -909,6 +959,7 @@ main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_untimed_in_timed_log),
 		cmocka_unit_test(test_backwards),
+		cmocka_unit_test(test_backwards_other_device),
 		cmocka_unit_test(test_stamps),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_nul_byte),
