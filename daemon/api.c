@@ -34,8 +34,15 @@
 
 #define API_DEFAULT_LISTEN    "127.0.0.1:7878"
 #define API_DEFAULT_POOL      4
-#define API_DEFAULT_CONNS     32
-#define API_DEFAULT_TIMEOUT_S 30
+#define API_DEFAULT_CONNS     512
+#define API_DEFAULT_TIMEOUT_S 10
+/*
+ * A thread per connection: Android's default stack, so that the limit
+ * fits a 32-bit address space too (the glibc default is 8 MiB).
+ */
+#define API_THREAD_STACK (1024 * 1024)
+/* At most one line about refused connections this often. */
+#define API_REFUSED_LOG_NS (10 * 1000000000LL)
 #define API_TOKEN_MIN	      16
 #define API_TOKEN_MAX	      1024
 /* How long api_stop() lets the streams end by themselves. */
@@ -483,6 +490,54 @@ out:
 	return rc;
 }
 
+/*
+ * libmicrohttpd logs each connection it refuses (past the limit, or when
+ * accept fails), which a crowd of clients turns into a flood: those lines
+ * come at most every API_REFUSED_LOG_NS, with the count of the ones left
+ * out.  Everything else goes to log_mhd() as it is.
+ */
+static void
+api_log_mhd(void *cls, const char *fmt, va_list ap)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static int64_t last_ns;
+	static unsigned long suppressed;
+	unsigned long before;
+	char msg[512];
+	struct timespec ts;
+	int64_t now;
+	va_list copy;
+
+	va_copy(copy, ap);
+	vsnprintf(msg, sizeof(msg), fmt, copy);
+	va_end(copy);
+	if (!strcasestr(msg, "connection limit") &&
+	    !strcasestr(msg, "accepting connection") &&
+	    !strcasestr(msg, "connection rejected")) {
+		log_mhd(cls, fmt, ap);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	pthread_mutex_lock(&lock);
+	if (last_ns && now - last_ns < API_REFUSED_LOG_NS) {
+		suppressed++;
+		pthread_mutex_unlock(&lock);
+		return;
+	}
+	last_ns = now;
+	before = suppressed;
+	suppressed = 0;
+	pthread_mutex_unlock(&lock);
+	msg[strcspn(msg, "\r\n")] = '\0';
+	if (before)
+		log_warnx("microhttpd: %s (%lu more like it suppressed since "
+			  "the last such line)",
+			  msg, before);
+	else
+		log_warnx("microhttpd: %s", msg);
+}
+
 static void
 api_free(struct api *api)
 {
@@ -556,16 +611,19 @@ api_start(const struct api_config *cfg, struct api **out)
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	/*
-	 * On loopback every client is 127.0.0.1, so the per-address limit
-	 * caps them all: half the threads leave room for a second address.
+	 * On loopback every client is 127.0.0.1 (adb forward), so a limit
+	 * per address would cap them all together: there is none.  Anywhere
+	 * else half the connections leave room for a second address.
 	 */
-	per_ip = conns / 2 ? conns / 2 : 1;
+	per_ip = loopback ? 0 : conns / 2 ? conns / 2 : 1;
 	errno = 0;
 	api->mhd = MHD_start_daemon(
 		flags, 0, NULL, NULL, api_access, api,
 		/* The logger first, so that option errors reach it. */
-		MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_SOCK_ADDR,
-		(struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
+		MHD_OPTION_EXTERNAL_LOGGER, api_log_mhd, NULL,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_THREAD_STACK_SIZE, (size_t)API_THREAD_STACK,
+		MHD_OPTION_CONNECTION_LIMIT,
 		(unsigned int)conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 		(unsigned int)per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned int)timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT,

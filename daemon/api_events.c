@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "api_request.h"
@@ -21,6 +22,11 @@
  * must not wait for the next event or ping.
  */
 #define API_EVENTS_SLICE_MS 250
+/*
+ * Streams have a cap of their own, far below the connection limit: a
+ * crowd of them, readers or not, still leaves the other routes room.
+ */
+#define API_EVENTS_MAX_STREAMS 64
 
 static const char *const api_events_params[] = {NULL};
 
@@ -85,6 +91,27 @@ api_events_format_tap(uint64_t id, char *json)
 	return text;
 }
 
+/*
+ * True once the client has closed its end or the connection failed.  A
+ * peek consumes nothing, and a client that closed is noticed within a
+ * slice, not at the next write (up to a ping interval later).
+ */
+static bool
+api_events_peer_gone(const struct api_events_stream *s)
+{
+	int fd = api_request_fd(s->rq);
+	ssize_t n;
+	char c;
+
+	if (fd < 0)
+		return false;
+	n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n == 0)
+		return true;
+	return n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+	       errno != EINTR;
+}
+
 static ssize_t
 api_events_read(void *ctx, uint64_t pos, char *buf, size_t max)
 {
@@ -108,6 +135,8 @@ api_events_read(void *ctx, uint64_t pos, char *buf, size_t max)
 		}
 		if (api_request_stopping(s->rq))
 			return API_STREAM_END;
+		if (api_events_peer_gone(s))
+			return API_STREAM_ERROR;
 		now = api_events_now_ms();
 		due = s->last_write_ms + s->ping_ms;
 		if (now >= due) {
@@ -176,6 +205,14 @@ api_events_get(struct api_request *rq)
 			"that records them finalizes them");
 		return -ENOENT;
 	}
+	if (api_request_streams(rq) >= API_EVENTS_MAX_STREAMS) {
+		api_request_reply_error(
+			rq, 503, "unavailable",
+			"too many event streams: %d are open, the most this "
+			"server keeps; close one and retry",
+			API_EVENTS_MAX_STREAMS);
+		return -EBUSY;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -203,6 +240,12 @@ api_events_get(struct api_request *rq)
 	}
 	s->len = strlen(s->buf);
 	s->last_write_ms = api_events_now_ms();
+	/*
+	 * The idle timeout is for connections that send nothing; a stream
+	 * waits between keep-alives by design, and a client gone is seen
+	 * by api_events_peer_gone().
+	 */
+	api_request_no_timeout(rq);
 	return api_request_reply_stream(rq, "text/event-stream; charset=utf-8",
 					api_events_read, api_events_done, s);
 }

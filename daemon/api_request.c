@@ -551,6 +551,30 @@ api_request_stopping(const struct api_request *rq)
 	       __atomic_load_n(rq->env->stopping, __ATOMIC_ACQUIRE);
 }
 
+int
+api_request_streams(const struct api_request *rq)
+{
+	return rq->env->streams
+		       ? __atomic_load_n(rq->env->streams, __ATOMIC_ACQUIRE)
+		       : 0;
+}
+
+void
+api_request_no_timeout(struct api_request *rq)
+{
+	MHD_set_connection_option(rq->conn, MHD_CONNECTION_OPTION_TIMEOUT,
+				  (unsigned int)0);
+}
+
+int
+api_request_fd(const struct api_request *rq)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		rq->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+	return info ? info->connect_fd : -1;
+}
+
 /*
  * Adds the headers every reply carries and the ones api.c asked for, and
  * queues the response.  Takes the response (destroyed here).

@@ -138,6 +138,18 @@ int api_request_reply_stream(struct api_request *rq, const char *content_type,
 /* Set when the server is shutting down: streams must end. */
 int api_request_stopping(const struct api_request *rq);
 
+/* How many stream replies are open right now (this one not yet counted). */
+int api_request_streams(const struct api_request *rq);
+
+/*
+ * Exempts rq's connection from the server's idle timeout: a stream that
+ * waits for events between its keep-alives is not idle.
+ */
+void api_request_no_timeout(struct api_request *rq);
+
+/* The connection's socket (to look for a client gone), or -1. */
+int api_request_fd(const struct api_request *rq);
+
 /*
  * Additions to the contract.
  */

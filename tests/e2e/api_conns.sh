@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# End to end: no small group of local clients can starve the API.  Every
+# adb forward client arrives as 127.0.0.1, so idle sockets, slowloris
+# senders and event-stream clients that never read, all from loopback,
+# must leave room for /v1/health; an event stream beyond the streams' own
+# cap is a JSON 503; refused connections are logged a line at a time, not
+# one line each.
+set -u
+build=${BUILD:-build}
+TAPD=$build/tapd
+SIM=$build/tapd-sim
+NAME=api_conns
+. "$(dirname "$0")/lib/report.sh"
+. "$(dirname "$0")/lib/server.sh"
+need_bins "$TAPD" "$SIM"
+need_tools python3
+work_dir api-conns
+
+if ! "$SIM" gen --scenario two-apps --seed 4 --duration 20 \
+	--out "$work/s" >"$work/gen.log" 2>&1; then
+	ko "tapd-sim gen" "$(cat "$work/gen.log")"
+	finish
+fi
+# tapd replay --listen goes on serving live taps (and /v1/events) after
+# the replay, until stopped.
+if ! start_server "$work/live.out" "$TAPD" replay --session "$work/s" \
+	--db "$work/live.db" --listen 127.0.0.1:0; then
+	ko "tapd replay --listen serves" "$(tail -n 5 "$work/live.out.err")"
+	finish
+fi
+
+# The helper holds its sockets only towards 127.0.0.1, a bounded number
+# of them for a bounded time, and closes them all before it exits.
+cat >"$work/hold.py" <<'PY'
+import json, socket, sys, threading, time
+
+port = int(sys.argv[1])
+mode = sys.argv[2]
+end = time.monotonic() + 60
+held = []
+
+def conn(timeout=2.0):
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    held.append(s)
+    return s
+
+def request(path, timeout=1.0):
+    t0 = time.monotonic()
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        s.settimeout(max(0.01, timeout - (time.monotonic() - t0)))
+        s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close"
+                   "\r\n\r\n" % path).encode())
+        data = b""
+        while time.monotonic() - t0 < timeout:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        s.close()
+    except OSError:
+        return 0, b"", time.monotonic() - t0
+    status = 0
+    if data.startswith(b"HTTP/1.1 "):
+        status = int(data[9:12])
+    return status, data.partition(b"\r\n\r\n")[2], time.monotonic() - t0
+
+def slowloris(s, stop):
+    text = b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: "
+    i = 0
+    while not stop.is_set() and time.monotonic() < end:
+        try:
+            s.send(text[i:i + 1] if i < len(text) else b"a")
+        except OSError:
+            return
+        i += 1
+        stop.wait(1.0)
+
+if mode == "starve":
+    out = {}
+    stop = threading.Event()
+    for i in range(200):
+        conn()
+    threads = []
+    for i in range(40):
+        t = threading.Thread(target=slowloris, args=(conn(), stop))
+        t.start()
+        threads.append(t)
+    streams = 0
+    for i in range(64):
+        s = conn()
+        s.sendall(b"GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
+        try:
+            # The status line, and nothing more is ever read.
+            if s.recv(12).startswith(b"HTTP/1.1 200"):
+                streams += 1
+        except OSError:
+            pass
+    out["streams"] = streams
+    time.sleep(1.0)
+    ok = 0
+    slowest = 0.0
+    for i in range(20):
+        status, body, took = request("/v1/health")
+        if status == 200 and took <= 1.0:
+            ok += 1
+        slowest = max(slowest, took)
+        time.sleep(0.1)
+    out["health_ok"] = ok
+    out["slowest"] = round(slowest, 3)
+    status, body, took = request("/v1/events", 2.0)
+    out["extra_status"] = status
+    try:
+        out["extra_code"] = json.loads(body)["error"]["code"]
+    except Exception:
+        out["extra_code"] = None
+    stop.set()
+    for t in threads:
+        t.join()
+elif mode == "flood":
+    # Past the connection limit, then more attempts that are refused.
+    out = {"held": 0, "attempts": 0}
+    try:
+        for i in range(int(sys.argv[3])):
+            conn()
+            out["held"] += 1
+    except OSError:
+        pass
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline and out["attempts"] < 300:
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=0.5)
+            s.close()
+        except OSError:
+            pass
+        out["attempts"] += 1
+        time.sleep(0.01)
+    time.sleep(0.5)
+for s in held:
+    s.close()
+print(json.dumps(out))
+PY
+
+python3 "$work/hold.py" "$port" starve >"$work/starve.json" 2>"$work/starve.err"
+r=$(cat "$work/starve.json")
+detail() { printf '%s\n' "$r"; tail -n 5 "$work/starve.err"; }
+holds "64 event streams open beside 200 idle and 40 slowloris sockets" \
+	python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["streams"] != 64)' "$work/starve.json"
+holds "20/20 /v1/health answer 200 within 1 s meanwhile" \
+	python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["health_ok"] != 20)' "$work/starve.json"
+holds "an event stream beyond the cap is a JSON 503" \
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["extra_status"] == 503 and d["extra_code"]))' "$work/starve.json"
+sleep 0.5
+code=$(python3 -c 'import socket,sys
+s=socket.create_connection(("127.0.0.1",int(sys.argv[1])),timeout=2)
+s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+print(s.recv(12)[9:12].decode())' "$port" 2>/dev/null)
+check "health answers once the sockets close" 200 "$code"
+
+# 600 sockets pass the connection limit (512); every refused connection
+# after it must not be a line of its own.
+python3 "$work/hold.py" "$port" flood 600 >"$work/flood.json" 2>"$work/flood.err"
+r=$(cat "$work/flood.json")
+lines=$(grep -ci 'connection limit\|suppressed' "$work/live.out.err")
+detail() { printf '%s\n' "$r"; echo "$lines log lines"; grep -i 'limit' "$work/live.out.err" | tail -n 5; }
+holds "refused connections: at most 3 log lines" [ "$lines" -ge 1 -a "$lines" -le 3 ]
+stop_server "$pid"
+check "the server stops cleanly" 0 "$status"
+finish
