@@ -43,8 +43,8 @@
 #define API_THREAD_STACK (1024 * 1024)
 /* At most one line about refused connections this often. */
 #define API_REFUSED_LOG_NS (10 * 1000000000LL)
-#define API_TOKEN_MIN	      16
-#define API_TOKEN_MAX	      1024
+#define API_TOKEN_MIN	   16
+#define API_TOKEN_MAX	   1024
 /* How long api_stop() lets the streams end by themselves. */
 #define API_STOP_WAIT_MS 1500
 
@@ -623,12 +623,12 @@ api_start(const struct api_config *cfg, struct api **out)
 		MHD_OPTION_EXTERNAL_LOGGER, api_log_mhd, NULL,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_THREAD_STACK_SIZE, (size_t)API_THREAD_STACK,
-		MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned int)conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-		(unsigned int)per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
-		(unsigned int)timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-		(size_t)(64 * 1024), MHD_OPTION_NOTIFY_COMPLETED, api_completed,
-		NULL, MHD_OPTION_END);
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)conns,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)per_ip,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)timeout,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+		MHD_OPTION_NOTIFY_COMPLETED, api_completed, NULL,
+		MHD_OPTION_END);
 	if (!api->mhd) {
 		err = errno;
 		rc = err == EADDRINUSE || err == EACCES ||
