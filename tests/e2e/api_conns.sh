@@ -117,6 +117,53 @@ if mode == "starve":
     stop.set()
     for t in threads:
         t.join()
+elif mode == "reopen":
+    # 64 streams closed at once free their places at once: the server
+    # notices a client gone without waiting for its next keep-alive.
+    out = {}
+    for round in ("first", "again"):
+        socks = []
+        n = 0
+        for i in range(64):
+            s = socket.create_connection(("127.0.0.1", port), timeout=2)
+            socks.append(s)
+            s.sendall(b"GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
+            try:
+                if s.recv(12).startswith(b"HTTP/1.1 200"):
+                    n += 1
+            except OSError:
+                pass
+        out[round] = n
+        for s in socks:
+            s.close()
+        time.sleep(1.0)
+elif mode == "idle":
+    # An idle connection is closed after the idle timeout; an event
+    # stream that has sent nothing new since is not.
+    out = {"idle_closed": None, "stream_open": False}
+    idle = conn()
+    stream = conn()
+    stream.sendall(b"GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
+    stream.settimeout(2)
+    try:
+        stream.recv(4096)
+    except OSError:
+        pass
+    t0 = time.monotonic()
+    idle.settimeout(20)
+    try:
+        if idle.recv(1) == b"":
+            out["idle_closed"] = round(time.monotonic() - t0, 1)
+    except OSError:
+        pass
+    time.sleep(1.0)
+    stream.setblocking(False)
+    try:
+        out["stream_open"] = stream.recv(4096) != b""
+    except BlockingIOError:
+        out["stream_open"] = True
+    except OSError:
+        pass
 elif mode == "flood":
     # Past the connection limit, then more attempts that are refused.
     out = {"held": 0, "attempts": 0}
@@ -146,7 +193,8 @@ r=$(cat "$work/starve.json")
 detail() { printf '%s\n' "$r"; tail -n 5 "$work/starve.err"; }
 holds "64 event streams open beside 200 idle and 40 slowloris sockets" \
 	python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["streams"] != 64)' "$work/starve.json"
-holds "20/20 /v1/health answer 200 within 1 s meanwhile" \
+slowest=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["slowest"])' "$work/starve.json" 2>/dev/null)
+holds "20/20 /v1/health answer 200 within 1 s meanwhile (slowest ${slowest:-?} s)" \
 	python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["health_ok"] != 20)' "$work/starve.json"
 holds "an event stream beyond the cap is a JSON 503" \
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["extra_status"] == 503 and d["extra_code"]))' "$work/starve.json"
@@ -156,6 +204,18 @@ s=socket.create_connection(("127.0.0.1",int(sys.argv[1])),timeout=2)
 s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 print(s.recv(12)[9:12].decode())' "$port" 2>/dev/null)
 check "health answers once the sockets close" 200 "$code"
+
+python3 "$work/hold.py" "$port" reopen >"$work/reopen.json" 2>"$work/reopen.err"
+r=$(cat "$work/reopen.json")
+holds "64 streams closed at once free their places within 1 s" \
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["first"] == 64 and d["again"] == 64))' "$work/reopen.json"
+
+python3 "$work/hold.py" "$port" idle >"$work/idle.json" 2>"$work/idle.err"
+r=$(cat "$work/idle.json")
+holds "an idle connection is closed after 10 s" \
+	python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["idle_closed"]; sys.exit(not (t is not None and 8 <= t <= 13))' "$work/idle.json"
+holds "an event stream outlives the idle timeout" \
+	python3 -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))["stream_open"])' "$work/idle.json"
 
 # 600 sockets pass the connection limit (512); every refused connection
 # after it must not be a line of its own.
