@@ -28,7 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 bound_kb=$((32 * 1024))
 if grep -q __asan_init "$TAPD" 2>/dev/null; then
-	bound_kb=$((bound_kb * 8))
+	bound_kb=$((bound_kb * 2))
 	echo "# AddressSanitizer build: the RSS bound is $((bound_kb / 1024)) MB"
 fi
 
