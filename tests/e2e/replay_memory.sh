@@ -94,6 +94,31 @@ holds "fifo peak RSS within bound" rss_within
 check "fifo: the tap is stored" "tap|42453256000" \
 	"$(q "$tmp/fifo.db" 'select kind, t_up_ns from taps')"
 
+# An endless line through a pipe: refused after 64 MiB without a line,
+# and after a tap at the 1 GiB limit; memory stays bounded either way.
+endless() {
+	yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx |
+		tr -d '\n'
+}
+mkfifo "$tmp/endless"
+endless >"$tmp/endless" 2>/dev/null &
+run endless replay --input "getevent:$tmp/endless" --db "$tmp/endless.db"
+wait
+holds "endless line refused" test "$rc" -ne 0 -a "$rc" -ne 124
+holds "endless line peak RSS within bound" rss_within
+holds "endless line error names the pipe" \
+	grep -q "cannot replay '$tmp/endless': not one getevent line" \
+	"$tmp/endless.out"
+{ cat "$fixtures/emulator-tap.getevent"; endless; } >"$tmp/endless" \
+	2>/dev/null &
+run endless2 replay --input "getevent:$tmp/endless" --db "$tmp/endless2.db"
+wait
+holds "tap then endless line refused" test "$rc" -ne 0 -a "$rc" -ne 124
+holds "tap then endless line peak RSS within bound" rss_within
+holds "tap then endless line: the limit is named" \
+	grep -q "cannot replay '$tmp/endless': the log is larger than" \
+	"$tmp/endless2.out"
+
 # A normal capture gives the rows it always gave.
 cols='kind, status, t_down_ns, t_up_ns, x, y, frames'
 run two replay --input "getevent:$fixtures/two-devices.getevent" \
