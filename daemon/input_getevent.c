@@ -32,6 +32,14 @@
  *   header's.
  * - An empty log, or one with headers only, gives no events and is not an
  *   error.
+ * - The file is read once, 64 KiB at a time, so a pipe reads like a file
+ *   and the device is chosen from the whole log either way.  Only the
+ *   line being read is held: one over GETEVENT_LINE_MAX is dropped as it
+ *   arrives, counted, and warned about once.  What grows is the events
+ *   array, about 17 bytes per event line of the log, within the 1 GiB
+ *   limit on the log.
+ * - A file without one getevent line in its first 64 MiB (/dev/zero, a
+ *   binary file, an endless line) is refused rather than read to the end.
  */
 #include "input_getevent.h"
 
