@@ -32,6 +32,14 @@
  *   header's.
  * - An empty log, or one with headers only, gives no events and is not an
  *   error.
+ * - The file is read once, 64 KiB at a time, so a pipe reads like a file
+ *   and the device is chosen from the whole log either way.  Only the
+ *   line being read is held: one over GETEVENT_LINE_MAX is dropped as it
+ *   arrives, counted, and warned about once.  What grows is the events
+ *   array, about 17 bytes per event line of the log, within the 1 GiB
+ *   limit on the log.
+ * - A file without one getevent line in its first 64 MiB (/dev/zero, a
+ *   binary file, an endless line) is refused rather than read to the end.
  */
 #include "input_getevent.h"
 
@@ -48,6 +56,10 @@
 #include "log.h"
 
 #define GETEVENT_FILE_MAX ((size_t)1 << 30)
+/* The file is read this much at a time. */
+#define GETEVENT_CHUNK ((size_t)64 << 10)
+/* A log with not one getevent line in this much is refused. */
+#define GETEVENT_NOLINE_MAX ((size_t)64 << 20)
 /* Phones have a dozen or two input devices; more is a hostile log. */
 
 static int
@@ -189,18 +201,10 @@ keep_chosen(struct input_getevent *g)
 }
 
 static int
-load(const char *buf, size_t len, const char *name, const char *device,
-     struct input_getevent **out)
+reader_new(const char *name, struct input_getevent **out)
 {
 	struct input_getevent *g;
-	unsigned i;
-	int r;
 
-	if (len > GETEVENT_FILE_MAX) {
-		log_warnx("cannot replay '%s': the log is larger than %zu MiB",
-			  name, GETEVENT_FILE_MAX >> 20);
-		return -EFBIG;
-	}
 	g = calloc(1, sizeof(*g));
 	if (g == NULL)
 		return -ENOMEM;
@@ -210,20 +214,31 @@ load(const char *buf, size_t len, const char *name, const char *device,
 	g->cap_type = -1;
 	g->name = strdup(name);
 	if (g->name == NULL) {
-		r = -ENOMEM;
-		goto out;
+		free(g);
+		return -ENOMEM;
 	}
-	r = input_getevent_line_parse(g, buf, len);
-	if (r < 0) {
-		log_warnx("cannot replay '%s': out of memory", name);
-		goto out;
-	}
+	*out = g;
+	return 0;
+}
+
+/* Once the whole log is read: chooses the device and keeps its events. */
+static int
+finish(struct input_getevent *g, const char *device)
+{
+	unsigned i;
+	int r;
+
+	free(g->part);
+	g->part = NULL;
+	if (g->st.too_long > 0)
+		log_warnx("'%s': %llu lines longer than %d bytes skipped",
+			  g->name, (unsigned long long)g->st.too_long,
+			  GETEVENT_LINE_MAX);
 	if (g->timed == 0 && g->st.untimed > 0) {
 		log_warnx("cannot replay '%s': the log has no timestamps; "
 			  "record it with 'getevent -lt'",
-			  name);
-		r = -EINVAL;
-		goto out;
+			  g->name);
+		return -EINVAL;
 	}
 	merge_unnamed(g);
 	for (i = 0; i < g->ndevs; i++)
@@ -231,7 +246,7 @@ load(const char *buf, size_t len, const char *name, const char *device,
 			g->st.devices++;
 	r = choose(g, device);
 	if (r < 0)
-		goto out;
+		return r;
 	if (g->chosen >= 0) {
 		g->st.other_events = g->timed - g->devs[g->chosen].events;
 		g->st.backwards = g->devs[g->chosen].backwards;
@@ -243,33 +258,107 @@ load(const char *buf, size_t len, const char *name, const char *device,
 	g->st.events = g->nev;
 	log_debug("replaying '%s' from '%s': %llu events, %llu lines "
 		  "skipped",
-		  input_getevent_device(g), name,
+		  input_getevent_device(g), g->name,
 		  (unsigned long long)g->st.events,
 		  (unsigned long long)g->st.skipped);
-	*out = g;
-	g = NULL;
-out:
-	input_getevent_free(g);
-	return r;
+	return 0;
 }
 
 int
 input_getevent_open_mem(const char *buf, size_t len, const char *name,
 			const char *device, struct input_getevent **out)
 {
+	struct input_getevent *g;
+	int r;
+
 	if ((buf == NULL && len > 0) || out == NULL)
 		return -EINVAL;
-	return load(buf ? buf : "", len, name ? name : "(buffer)", device, out);
+	if (name == NULL)
+		name = "(buffer)";
+	if (len > GETEVENT_FILE_MAX) {
+		log_warnx("cannot replay '%s': the log is larger than %zu MiB",
+			  name, GETEVENT_FILE_MAX >> 20);
+		return -EFBIG;
+	}
+	r = reader_new(name, &g);
+	if (r < 0)
+		return r;
+	r = input_getevent_line_parse(g, buf ? buf : "", len);
+	if (r < 0)
+		log_warnx("cannot replay '%s': out of memory", name);
+	else
+		r = finish(g, device);
+	if (r < 0) {
+		input_getevent_free(g);
+		return r;
+	}
+	*out = g;
+	return 0;
+}
+
+/*
+ * Reads the file in chunks into g.  Only the line being read is held, so
+ * memory does not grow with the text: it grows with the events kept.
+ */
+static int
+read_file(struct input_getevent *g, int fd, const char *path)
+{
+	char *buf;
+	uint64_t total = 0;
+	ssize_t n;
+	int r = 0;
+
+	buf = malloc(GETEVENT_CHUNK);
+	if (buf == NULL)
+		return -ENOMEM;
+	for (;;) {
+		n = read(fd, buf, GETEVENT_CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			log_warn("cannot read '%s'", path);
+			break;
+		}
+		if (n == 0)
+			break;
+		total += (uint64_t)n;
+		if (total > GETEVENT_FILE_MAX) {
+			log_warnx("cannot replay '%s': the log is larger than "
+				  "%zu MiB",
+				  path, GETEVENT_FILE_MAX >> 20);
+			r = -EFBIG;
+			break;
+		}
+		r = input_getevent_line_feed(g, buf, (size_t)n);
+		if (r < 0) {
+			log_warnx("cannot replay '%s': out of memory", path);
+			break;
+		}
+		/*
+		 * /dev/zero, or any file that is not a getevent log, would
+		 * otherwise be read for a long while to no end.
+		 */
+		if (total >= GETEVENT_NOLINE_MAX && g->parsed == 0) {
+			log_warnx("cannot replay '%s': not one getevent line "
+				  "in its first %zu MiB",
+				  path, GETEVENT_NOLINE_MAX >> 20);
+			r = -EINVAL;
+			break;
+		}
+	}
+	free(buf);
+	if (r == 0)
+		r = input_getevent_line_end(g);
+	return r;
 }
 
 int
 input_getevent_open(const char *path, const char *device,
 		    struct input_getevent **out)
 {
+	struct input_getevent *g = NULL;
 	struct stat sb;
-	char *buf = NULL, *nbuf;
-	size_t len = 0, cap;
-	ssize_t n;
 	int fd, r;
 
 	if (path == NULL || out == NULL)
@@ -291,48 +380,18 @@ input_getevent_open(const char *path, const char *device,
 		r = -EFBIG;
 		goto out;
 	}
-	/* Pipes report no size; they grow the buffer as they are read. */
-	cap = S_ISREG(sb.st_mode) && sb.st_size > 0 ? (size_t)sb.st_size + 1
-						    : 65536;
-	buf = malloc(cap);
-	if (buf == NULL) {
-		r = -ENOMEM;
+	r = reader_new(path, &g);
+	if (r < 0)
 		goto out;
+	r = read_file(g, fd, path);
+	if (r == 0)
+		r = finish(g, device);
+	if (r == 0) {
+		*out = g;
+		g = NULL;
 	}
-	for (;;) {
-		if (len == cap) {
-			if (cap > GETEVENT_FILE_MAX) {
-				log_warnx("cannot replay '%s': the log is "
-					  "larger than %zu MiB",
-					  path, GETEVENT_FILE_MAX >> 20);
-				r = -EFBIG;
-				goto out;
-			}
-			cap = cap * 2 > GETEVENT_FILE_MAX + 1
-				      ? GETEVENT_FILE_MAX + 1
-				      : cap * 2;
-			nbuf = realloc(buf, cap);
-			if (nbuf == NULL) {
-				r = -ENOMEM;
-				goto out;
-			}
-			buf = nbuf;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			log_warn("cannot read '%s'", path);
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	r = load(buf, len, path, device, out);
 out:
-	free(buf);
+	input_getevent_free(g);
 	close(fd);
 	return r;
 }
@@ -345,6 +404,7 @@ input_getevent_free(struct input_getevent *g)
 	free(g->ev);
 	free(g->ev_dev);
 	free(g->name);
+	free(g->part);
 	free(g);
 }
 

@@ -48,6 +48,7 @@ struct input_getevent_stats {
 	uint64_t backwards;    /* chosen device's times that went back */
 	uint64_t unknown;      /* skipped: an unknown label */
 	uint64_t untimed;      /* skipped: an event without a timestamp */
+	uint64_t too_long;     /* skipped: longer than the line limit */
 };
 
 /* An axis range read from a `getevent -p` block in the log. */
@@ -56,13 +57,17 @@ struct input_getevent_axis {
 };
 
 /*
- * Reads the log at path into memory and chooses the device.  device is a
- * "/dev/input/eventN" path that selects one device, or NULL to pick the
- * touch screen.  Returns 0 and sets *out, or a negative errno after logging
- * why: -ENOENT and friends for the file, -EFBIG for a log over 1 GiB,
- * -EINVAL for a log without timestamps, -ENODEV when the device is not in
- * the log or none of the devices is a touch screen, -ENOMEM.  Free with
- * input_getevent_free().
+ * Reads the log at path and chooses the device.  The file is read in
+ * chunks, once, so a pipe works as well as a file; only the line being
+ * read is held (a line over 4096 bytes is skipped and counted, never held
+ * whole), and memory grows with the events kept, not with the text.
+ * device is a "/dev/input/eventN" path that selects one device, or NULL to
+ * pick the touch screen.  Returns 0 and sets *out, or a negative errno
+ * after logging why: -ENOENT and friends for the file, -EFBIG for a log
+ * over 1 GiB, -EINVAL for a log without timestamps or without one
+ * getevent line in its first 64 MiB (/dev/zero, a binary file), -ENODEV
+ * when the device is not in the log or none of the devices is a touch
+ * screen, -ENOMEM.  Free with input_getevent_free().
  */
 int input_getevent_open(const char *path, const char *device,
 			struct input_getevent **out);

@@ -14,6 +14,8 @@
 #define GETEVENT_DEVICES_MAX 64
 #define GETEVENT_PATH_MAX    256
 #define GETEVENT_NAME_MAX    256
+/* The longest line read; longer ones are skipped. */
+#define GETEVENT_LINE_MAX 4096
 
 /* Where in a device's header block the previous line left us. */
 enum input_getevent_section {
@@ -66,6 +68,13 @@ struct input_getevent {
 
 	uint64_t timed; /* event lines with a timestamp */
 	uint64_t lineno;
+	/* The line being read: at most GETEVENT_LINE_MAX + 1 bytes of it. */
+	char *part;
+	size_t partlen;
+	int overlong;	   /* it ran over the limit and is being dropped */
+	int in_line;	   /* bytes of it were seen */
+	uint64_t nonblank; /* lines that are not blank */
+	uint64_t parsed;   /* of those, lines that were not skipped */
 	unsigned skips_logged;
 	struct input_getevent_stats st;
 };

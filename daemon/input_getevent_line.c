@@ -13,9 +13,6 @@
 #include "input_getevent_field.h"
 #include "log.h"
 
-/* The longest line read; longer ones are skipped. */
-#define GETEVENT_LINE_MAX 4096
-/* The largest log read, so that a wrong file cannot exhaust memory. */
 /* The last second that still fits int64 nanoseconds with room to spare. */
 #define GETEVENT_SEC_MAX 4294967295ULL
 /* At most this many skipped lines are described at debug level. */
@@ -510,6 +507,7 @@ read_line(struct input_getevent *g, char *line, size_t len)
 	indented = s != line;
 	if (*s == '\0')
 		return 0;
+	g->nonblank++;
 	if (*s == '[') {
 		r = read_event_line(g, s, 1);
 		return r < 0 ? r : 0;
@@ -532,34 +530,91 @@ read_line(struct input_getevent *g, char *line, size_t len)
 	return 0;
 }
 
-int
-input_getevent_line_parse(struct input_getevent *g, const char *buf, size_t len)
+/*
+ * Ends the line held in g->part: reads it unless it ran over the limit.
+ * A line counts as parsed when it is not blank and was not skipped.
+ */
+static int
+end_line(struct input_getevent *g)
 {
-	const char *p = buf, *end = buf + len, *nl;
-	char *line;
-	size_t n;
+	uint64_t skipped = g->st.skipped, nonblank = g->nonblank;
+	size_t n = g->partlen;
 	int r = 0;
 
-	line = malloc(GETEVENT_LINE_MAX + 2);
-	if (line == NULL)
-		return -ENOMEM;
+	g->lineno++;
+	g->st.lines++;
+	/* A CR before the newline does not count against the limit. */
+	if (g->overlong ||
+	    (n == GETEVENT_LINE_MAX + 1 && g->part[n - 1] != '\r')) {
+		g->st.too_long++;
+		skip_line(g, "line too long");
+	} else {
+		r = read_line(g, g->part, n);
+		if (g->nonblank != nonblank && g->st.skipped == skipped)
+			g->parsed++;
+	}
+	g->partlen = 0;
+	g->overlong = 0;
+	g->in_line = 0;
+	return r;
+}
+
+int
+input_getevent_line_feed(struct input_getevent *g, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	size_t n;
+	int r;
+
+	if (g->part == NULL) {
+		g->part = malloc(GETEVENT_LINE_MAX + 2);
+		if (g->part == NULL)
+			return -ENOMEM;
+	}
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		n = (size_t)((nl ? nl : end) - p);
-		g->lineno++;
-		g->st.lines++;
-		/* A CR before the newline does not count against the limit. */
-		if (n > GETEVENT_LINE_MAX + 1 ||
-		    (n == GETEVENT_LINE_MAX + 1 && p[n - 1] != '\r')) {
-			skip_line(g, "line too long");
-		} else {
-			memcpy(line, p, n);
-			r = read_line(g, line, n);
-			if (r < 0)
-				break;
+		g->in_line = 1;
+		/*
+		 * A line over the limit is dropped as it arrives, never held
+		 * whole: memory stays bounded however long it runs.
+		 */
+		if (!g->overlong && g->partlen + n > GETEVENT_LINE_MAX + 1) {
+			g->overlong = 1;
+			g->partlen = 0;
 		}
-		p = nl ? nl + 1 : end;
+		if (!g->overlong) {
+			memcpy(g->part + g->partlen, p, n);
+			g->partlen += n;
+		}
+		if (nl == NULL)
+			break;
+		r = end_line(g);
+		if (r < 0)
+			return r;
+		p = nl + 1;
 	}
-	free(line);
+	return 0;
+}
+
+int
+input_getevent_line_end(struct input_getevent *g)
+{
+	/* The last line may lack its newline. */
+	if (!g->in_line)
+		return 0;
+	if (g->part == NULL)
+		return -ENOMEM;
+	return end_line(g);
+}
+
+int
+input_getevent_line_parse(struct input_getevent *g, const char *buf, size_t len)
+{
+	int r;
+
+	r = input_getevent_line_feed(g, buf, len);
+	if (r == 0)
+		r = input_getevent_line_end(g);
 	return r;
 }

@@ -10,10 +10,19 @@
 #include "input_getevent_int.h"
 
 /*
- * Reads the log buf[0..len) into g: its devices, and the events of every
- * device in log order.  Lines that do not parse are skipped and counted.
- * Returns 0 or -ENOMEM.
+ * Reads the next part of the log, buf[0..len), into g: its devices, and
+ * the events of every device in log order.  A line may be split across
+ * calls; only its first GETEVENT_LINE_MAX + 1 bytes are held, and a longer
+ * one is skipped and counted.  Lines that do not parse are skipped and
+ * counted.  Returns 0 or -ENOMEM.
  */
+int input_getevent_line_feed(struct input_getevent *g, const char *buf,
+			     size_t len);
+
+/* Reads the last line if it has no newline.  Returns 0 or -ENOMEM. */
+int input_getevent_line_end(struct input_getevent *g);
+
+/* The whole log at once: feed, then end. */
 int input_getevent_line_parse(struct input_getevent *g, const char *buf,
 			      size_t len);
 

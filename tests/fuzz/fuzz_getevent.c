@@ -28,7 +28,7 @@ run(const uint8_t *data, size_t size, const char *device)
 		n++;
 	input_getevent_get_stats(g, &st);
 	/* The counters must agree with what was handed out. */
-	if (st.events != n || st.skipped > st.lines)
+	if (st.events != n || st.skipped > st.lines || st.too_long > st.skipped)
 		__builtin_trap();
 	for (code = 0; code < 0x40; code++)
 		if (input_getevent_get_axis(g, (uint16_t)code, &axis) == 0 &&
