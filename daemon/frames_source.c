@@ -404,7 +404,8 @@ frames_source_print(const struct frames_source *fs, FILE *out)
 			st.dropped_frames);
 		if (st.malformed || st.unpaired_ends || st.packets_lost ||
 		    st.ts_rejected || st.ts_unconvertible || st.corrupt ||
-		    st.evicted_waiting || st.truncated || st.oversized)
+		    st.evicted_waiting || st.truncated || st.oversized ||
+		    st.unpaired_starts)
 			fprintf(out,
 				"           problems: %" PRIu64
 				" malformed, %" PRIu64
@@ -413,10 +414,12 @@ frames_source_print(const struct frames_source *fs, FILE *out)
 				" bad timestamps, %" PRIu64
 				" unconvertible clocks, %" PRIu64
 				" frames never joined, %" PRIu64
-				" framing errors, %" PRIu64 " truncated\n",
+				" framing errors, %" PRIu64
+				" truncated, %" PRIu64 " starts never ended\n",
 				st.malformed, st.unpaired_ends, st.packets_lost,
 				st.ts_rejected, st.ts_unconvertible,
-				st.evicted_waiting, st.corrupt, st.truncated);
+				st.evicted_waiting, st.corrupt, st.truncated,
+				st.unpaired_starts);
 		if (st.malformed || st.corrupt || st.truncated || st.oversized)
 			fprintf(out,
 				"           read: %" PRIu64 " packets, %" PRIu64
