@@ -3,7 +3,8 @@
 # with its frames.pftrace replaced by a broken copy.  A trace nothing can
 # be read from must be an error naming the file; a trace cut short must
 # say so; a trace with flipped bits must either give the original frame
-# count or say what it skipped, never a silent difference.  Run from the
+# count or say what it skipped, never a silent difference; the health
+# endpoint of a replay describes a cut trace.  Run from the
 # repository root; BUILD names the build directory (default build).
 set -u
 
@@ -13,12 +14,13 @@ TAPD="$BUILD/tapd"
 
 NAME=replay_traces
 . "$(dirname "$0")/lib/report.sh"
+. "$(dirname "$0")/lib/server.sh"
 
 need_bins "$SIM" "$TAPD"
-need_tools python3
+need_tools python3 curl jq
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tapd-traces.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
+trap 'stop_servers; rm -rf "$work"' EXIT
 
 dir="$work/session"
 if ! "$SIM" gen --scenario long --seed 1 --duration 20 --out "$dir" \
@@ -125,6 +127,27 @@ if printf '%s\n' "$out" | grep -q 'truncated: the last packet at byte [0-9]* is 
 	ok "a truncated trace says so"
 else
 	ko "a truncated trace says so" "$out"
+fi
+
+# The health endpoint of a replay of it describes the cut too.
+rm -f "$work/taps.db"
+if start_server "$work/serve.out" "$TAPD" replay --session "$dir" \
+	--frames "ftl:$work/cut.pftrace" --db "$work/taps.db" \
+	--listen 127.0.0.1:0; then
+	for i in $(seq 1 50); do
+		grep -q 'replay done' "$work/serve.out" && break
+		sleep 0.1
+	done
+	health=$(curl -s "$url/v1/health" | jq -r '.sources.frames.detail')
+	case $health in
+	*"packets read"*"malformed packets skipped"*"bytes not framed"*"truncated at byte"*)
+		ok "health: the frames detail counts the truncation" ;;
+	*) ko "health: the frames detail counts the truncation" "$health" ;;
+	esac
+	stop_server "$pid" 5
+else
+	ko "replay --listen of the truncated trace starts" \
+		"$(cat "$work/serve.out" "$work/serve.out.err")"
 fi
 
 # 30 traces with one bit flipped each, at positions fixed by their seed.
