@@ -178,4 +178,28 @@ PY
 	fi
 done
 
+# One flip that hides a FrameEnd: its packet's frame_timeline_event key
+# (field 76, e2 04) becomes an unknown field (e2 14), so the frame it ends
+# never comes and nothing in the packet is malformed.
+python3 - "$trace" "$work/hidden.pftrace" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+# The fourth such key past the middle ends an app frame (the earlier
+# ones end display frames, whose loss is counted otherwise).
+at = len(data) // 2
+for _ in range(4):
+    at = data.find(b"\xe2\x04\x05\x2a", at + 1)
+data[at + 1] ^= 0x10
+open(sys.argv[2], "wb").write(data)
+PY
+replay "$work/hidden.pftrace"
+n=$(frames_of "$out")
+if [ "$n" = "$orig" ]; then
+	ok "a hidden FrameEnd: $n frames, as the original"
+elif printf '%s\n' "$out" | grep -q '1 starts never ended'; then
+	ok "a hidden FrameEnd: $n frames, and the summary says a start never ended"
+else
+	ko "a hidden FrameEnd: $n frames instead of $orig, silently" "$out"
+fi
+
 finish
