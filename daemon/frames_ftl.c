@@ -141,18 +141,20 @@ enum {
 
 /*
  * Sizes the top-level record at buf[0..len): sets *total to its full size
- * (0 while its key or length is incomplete) and *hdr to the bytes before
- * its payload.  REC_BIG is a packet above max_packet, *total saturating.
+ * (0 while its key or length is incomplete), *hdr to the bytes before its
+ * payload and *plen to the length a len record declares (0 until known).
+ * REC_BIG is a packet above max_packet, *total saturating.
  */
 static int
 record_size(const struct frames_ftl *r, const uint8_t *buf, size_t len,
-	    uint64_t *total, size_t *hdr, bool *is_packet)
+	    uint64_t *total, size_t *hdr, bool *is_packet, uint64_t *plen)
 {
 	uint64_t key, v;
 	size_t k, n;
 	int rc;
 
 	*total = 0;
+	*plen = 0;
 	rc = pb_varint(buf, len, &key, &k);
 	if (rc == -EAGAIN)
 		return REC_MORE;
@@ -180,6 +182,7 @@ record_size(const struct frames_ftl *r, const uint8_t *buf, size_t len,
 		if (rc < 0)
 			return rc == -EAGAIN ? REC_MORE : REC_BAD;
 		*hdr = k + n;
+		*plen = v;
 		if (v > r->cfg.max_packet) {
 			*total = v > UINT64_MAX - *hdr ? UINT64_MAX : v + *hdr;
 			return REC_BIG;
@@ -198,8 +201,11 @@ corrupt(struct frames_ftl *r)
 {
 	if (!r->broken)
 		log_warnx("cannot read frame timeline trace: bad record "
-			  "framing after %llu packets, ignoring the rest",
+			  "framing at byte %llu after %llu packets, ignoring "
+			  "the rest",
+			  (unsigned long long)r->rec_at,
 			  (unsigned long long)r->st.packets);
+	r->st.corrupt_at = r->rec_at;
 	r->broken = true;
 	r->st.corrupt++;
 }
@@ -214,12 +220,12 @@ consume(struct frames_ftl *r, const uint8_t *buf, size_t len, uint64_t *need)
 {
 	size_t off = 0, hdr = 0;
 	bool is_packet = false;
-	uint64_t total;
+	uint64_t total, plen;
 
 	*need = 0;
 	while (off < len) {
 		switch (record_size(r, buf + off, len - off, &total, &hdr,
-				    &is_packet)) {
+				    &is_packet, &plen)) {
 		case REC_BAD:
 			corrupt(r);
 			r->st.ignored_bytes += len - off;
@@ -228,11 +234,19 @@ consume(struct frames_ftl *r, const uint8_t *buf, size_t len, uint64_t *need)
 			*need = total;
 			return off;
 		case REC_BIG:
+			/* Kept to say which record eof cut off, if it does. */
 			r->st.oversized++;
+			r->skip_at = r->rec_at;
+			r->skip_len = plen;
+			r->rec_at = total > UINT64_MAX - r->rec_at
+					    ? UINT64_MAX
+					    : r->rec_at + total;
 			if (total <= len - off) {
+				r->st.skipped_bytes += total;
 				off += (size_t)total;
 				break;
 			}
+			r->st.skipped_bytes += len - off;
 			r->skip = total - (len - off);
 			return len;
 		case REC_DONE:
@@ -241,6 +255,7 @@ consume(struct frames_ftl *r, const uint8_t *buf, size_t len, uint64_t *need)
 					  (size_t)total - hdr);
 			else
 				r->st.malformed++;
+			r->rec_at += total;
 			off += (size_t)total;
 			break;
 		}
@@ -296,6 +311,7 @@ frames_ftl_feed(struct frames_ftl *r, const void *buf, size_t len)
 		if (r->skip > 0) {
 			n = len < r->skip ? len : (size_t)r->skip;
 			r->skip -= n;
+			r->st.skipped_bytes += n;
 			p += n;
 			len -= n;
 			continue;
@@ -347,8 +363,22 @@ frames_ftl_eof(struct frames_ftl *r)
 	if (r->eof)
 		return;
 	r->eof = true;
-	if (r->pend_len > 0 || r->skip > 0)
+	if (r->skip > 0) {
 		r->st.truncated++;
+		r->st.cut_at = r->skip_at;
+		r->st.cut_len = r->skip_len;
+	} else if (r->pend_len > 0) {
+		uint64_t total, plen;
+		bool is_packet;
+		size_t hdr;
+
+		r->st.truncated++;
+		r->st.cut_at = r->rec_at;
+		r->st.skipped_bytes += r->pend_len;
+		(void)record_size(r, r->pend, r->pend_len, &total, &hdr,
+				  &is_packet, &plen);
+		r->st.cut_len = plen;
+	}
 	r->pend_len = 0;
 	r->pend_need = 0;
 	r->skip = 0;

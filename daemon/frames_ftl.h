@@ -159,6 +159,11 @@ struct frames_ftl_stats {
 	uint64_t truncated;	   /* a record cut short by frames_ftl_eof() */
 	uint64_t corrupt;	   /* framing errors (the rest is ignored) */
 	uint64_t ignored_bytes;	   /* bytes ignored after a framing error */
+	uint64_t skipped_bytes;	   /* bytes of oversized or cut-off records */
+	uint64_t corrupt_at;	   /* byte offset of the framing error */
+	uint64_t cut_at;	   /* byte offset of the record cut off, or of
+				      the first oversized one */
+	uint64_t cut_len;	   /* its declared payload length, 0 unknown */
 	uint64_t queue_dropped;	   /* frames lost to a full queue */
 	uint32_t waiting;	   /* surface frames pending right now */
 };

@@ -70,6 +70,9 @@ struct frames_ftl {
 	size_t pend_cap;
 	uint64_t pend_need; /* its full size, 0 while unknown */
 	uint64_t skip;
+	uint64_t rec_at;   /* stream offset of the next record to frame */
+	uint64_t skip_at;  /* stream offset of the record being skipped */
+	uint64_t skip_len; /* and its declared payload length */
 
 	struct frames_ftl_snap snaps[SNAP_MAX];
 	unsigned nsnaps;

@@ -115,6 +115,54 @@ update_coverage(struct frames_source *fs)
 	fs->coverage_set = 1;
 }
 
+/*
+ * At the end of a trace: a file with bytes in it from which not one
+ * packet could be framed is unreadable, and replaying it as "no frames"
+ * would only hide that, so it is an error naming why.  Malformed packets
+ * are warned about once, with their count, since each was skipped
+ * silently.
+ */
+static int
+ftl_end(struct frames_source *fs)
+{
+	struct frames_ftl_stats st;
+	char why[160];
+
+	frames_ftl_get_stats(fs->ftl, &st);
+	if (st.bytes > 0 && st.packets == 0) {
+		if (st.oversized > 0 && st.cut_at == 0 && st.cut_len > 0)
+			snprintf(why, sizeof(why),
+				 "first length %" PRIu64 " exceeds the %s",
+				 st.cut_len,
+				 st.truncated ? "file" : "packet limit");
+		else if (st.corrupt > 0)
+			snprintf(why, sizeof(why),
+				 "bad record framing at byte %" PRIu64,
+				 st.corrupt_at);
+		else if (st.truncated > 0)
+			snprintf(why, sizeof(why),
+				 "the first packet is cut off");
+		else
+			snprintf(why, sizeof(why),
+				 "%" PRIu64 " bytes hold no TracePacket record",
+				 st.bytes);
+		log_error("cannot read '%s': no FrameTimeline packet could "
+			  "be read (%s)",
+			  fs->path, why);
+		return -EBADMSG;
+	}
+	if (st.malformed > 0)
+		log_warnx("'%s': %" PRIu64 " malformed packets skipped (bad "
+			  "wire types, lengths past their message or events "
+			  "missing fields)",
+			  fs->path, st.malformed);
+	if (st.truncated > 0)
+		log_warnx("'%s': truncated: the last packet at byte %" PRIu64
+			  " is cut off",
+			  fs->path, st.cut_at);
+	return 0;
+}
+
 /* Reads one more step of the source; sets fs->eof at its end. */
 static int
 step(struct frames_source *fs)
@@ -135,6 +183,9 @@ step(struct frames_source *fs)
 		if (n == 0) {
 			frames_ftl_eof(fs->ftl);
 			fs->eof = 1;
+			rc = ftl_end(fs);
+			if (rc < 0)
+				return rc;
 		} else {
 			rc = frames_ftl_feed(fs->ftl, fs->buf, (size_t)n);
 			if (rc < 0)
@@ -304,7 +355,31 @@ frames_source_counts(const struct frames_source *fs, uint64_t *frames,
 	frames_ftl_get_stats(fs->ftl, &st);
 	*packets = st.packets;
 	*dropped = st.packets_lost + st.malformed + st.evicted_waiting +
-		   st.unpaired_ends + st.corrupt;
+		   st.unpaired_ends + st.corrupt + st.oversized + st.truncated;
+}
+
+void
+frames_source_problems(const struct frames_source *fs, char *buf, size_t len)
+{
+	struct frames_ftl_stats st;
+	int n;
+
+	buf[0] = '\0';
+	if (fs->kind != FRAMES_FTL)
+		return;
+	frames_ftl_get_stats(fs->ftl, &st);
+	if (!st.malformed && !st.corrupt && !st.truncated && !st.oversized)
+		return;
+	n = snprintf(buf, len,
+		     "%" PRIu64 " packets read, %" PRIu64
+		     " malformed packets skipped, %" PRIu64 " bytes not framed",
+		     st.packets, st.malformed,
+		     st.ignored_bytes + st.skipped_bytes);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (st.truncated)
+		snprintf(buf + n, len - (size_t)n,
+			 ", truncated at byte %" PRIu64, st.cut_at);
 }
 
 void
@@ -329,7 +404,8 @@ frames_source_print(const struct frames_source *fs, FILE *out)
 			st.dropped_frames);
 		if (st.malformed || st.unpaired_ends || st.packets_lost ||
 		    st.ts_rejected || st.ts_unconvertible || st.corrupt ||
-		    st.evicted_waiting || st.truncated)
+		    st.evicted_waiting || st.truncated || st.oversized ||
+		    st.unpaired_starts)
 			fprintf(out,
 				"           problems: %" PRIu64
 				" malformed, %" PRIu64
@@ -338,10 +414,31 @@ frames_source_print(const struct frames_source *fs, FILE *out)
 				" bad timestamps, %" PRIu64
 				" unconvertible clocks, %" PRIu64
 				" frames never joined, %" PRIu64
-				" framing errors, %" PRIu64 " truncated\n",
+				" framing errors, %" PRIu64
+				" truncated, %" PRIu64 " starts never ended\n",
 				st.malformed, st.unpaired_ends, st.packets_lost,
 				st.ts_rejected, st.ts_unconvertible,
-				st.evicted_waiting, st.corrupt, st.truncated);
+				st.evicted_waiting, st.corrupt, st.truncated,
+				st.unpaired_starts);
+		if (st.malformed || st.corrupt || st.truncated || st.oversized)
+			fprintf(out,
+				"           read: %" PRIu64 " packets, %" PRIu64
+				" malformed packets skipped, %" PRIu64
+				" oversized records skipped, %" PRIu64
+				" bytes not framed\n",
+				st.packets, st.malformed, st.oversized,
+				st.ignored_bytes + st.skipped_bytes);
+		if (st.corrupt)
+			fprintf(out,
+				"           unreadable: bad record framing at "
+				"byte %" PRIu64 ", the last %" PRIu64
+				" bytes ignored\n",
+				st.corrupt_at, st.ignored_bytes);
+		if (st.truncated)
+			fprintf(out,
+				"           truncated: the last packet at byte "
+				"%" PRIu64 " is cut off\n",
+				st.cut_at);
 		break;
 	case FRAMES_LATENCY:
 		frames_latency_dir_get_stats(fs->dir, &ls);

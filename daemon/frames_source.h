@@ -8,6 +8,7 @@
 #ifndef TAPD_FRAMES_SOURCE_H
 #define TAPD_FRAMES_SOURCE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -49,6 +50,14 @@ int frames_source_finish(struct frames_source *fs, struct correlate *corr,
  */
 void frames_source_counts(const struct frames_source *fs, uint64_t *frames,
 			  uint64_t *packets, uint64_t *dropped);
+
+/*
+ * What went wrong reading a trace, for the health endpoint's detail:
+ * packets read, malformed packets skipped, bytes not framed and where the
+ * trace was cut off.  An empty string when nothing did.
+ */
+void frames_source_problems(const struct frames_source *fs, char *buf,
+			    size_t len);
 
 /* Prints the source's summary line(s) ("frames ..."). */
 void frames_source_print(const struct frames_source *fs, FILE *out);

@@ -296,14 +296,18 @@ static void
 source_file_frames_report(void *impl, struct status *st, int done)
 {
 	struct source_file_frames *sf = impl;
+	char problems[256];
 
 	if (!sf->path) {
 		source_frames_none_report(NULL, st, done);
 		return;
 	}
+	/* A trace read with losses says so where the source is described. */
+	frames_source_problems(sf->fs, problems, sizeof(problems));
 	status_set_source(st, STATUS_SOURCE_FRAMES,
 			  done ? STATUS_HEALTH_DONE : STATUS_HEALTH_UP,
-			  sf->kind->name, "'%s'", sf->path);
+			  sf->kind->name, "'%s'%s%s", sf->path,
+			  problems[0] ? ": " : "", problems);
 }
 
 static void

@@ -1081,6 +1081,84 @@ test_huge_record(void **state)
 	assert_int_equal(run.n, 0);
 }
 
+/*
+ * Where framing failed and what it cost, as the replay summary reports
+ * it: the record cut off, its declared length, and the bytes not framed.
+ * Hand-made packets, so this runs without protoc.
+ */
+static void
+check_cut(const struct buf *t, uint64_t packets, uint64_t at, uint64_t len,
+	  uint64_t skipped)
+{
+	static const size_t sizes[] = {1, 3, 7};
+	struct run run;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (i == 0)
+			run_all(t, NULL, &run);
+		else
+			run_chunks(t, NULL, sizes, 3, &run);
+		assert_true(run.st.packets == packets);
+		assert_true(run.st.truncated == 1);
+		assert_true(run.st.cut_at == at);
+		assert_true(run.st.cut_len == len);
+		assert_true(run.st.skipped_bytes == skipped);
+		assert_true(run.st.corrupt == 0);
+	}
+}
+
+static void
+test_framing_counters(void **state)
+{
+	static const uint8_t pkt[] = {0x40, 0x05}; /* timestamp: 5 */
+	static const uint8_t garbage[] = {0x0f, 0x00};
+	static const uint8_t cut[] = {0x0a, 0x07, 0x40};
+	static const uint8_t key = 0x0a;
+	struct buf t = {NULL, 0};
+	struct run run;
+	size_t good;
+
+	(void)state;
+	/* A first length of 2^62: nothing is framed, the file is cut. */
+	buf_append(&t, &key, 1);
+	buf_varint(&t, UINT64_C(1) << 62);
+	buf_append(&t, pkt, sizeof(pkt));
+	check_cut(&t, 0, 0, UINT64_C(1) << 62, t.n);
+	run_all(&t, NULL, &run);
+	assert_true(run.st.oversized == 1);
+	buf_free(&t);
+
+	/* Two packets, then one cut in its payload. */
+	buf_record(&t, pkt, sizeof(pkt));
+	buf_record(&t, pkt, sizeof(pkt));
+	good = t.n;
+	buf_append(&t, cut, sizeof(cut));
+	check_cut(&t, 2, good, 7, sizeof(cut));
+	buf_free(&t);
+
+	/* A cut in the length varint: the length is unknown. */
+	buf_record(&t, pkt, sizeof(pkt));
+	good = t.n;
+	buf_append(&t, &key, 1);
+	buf_append(&t, "\x80", 1);
+	check_cut(&t, 1, good, 0, 2);
+	buf_free(&t);
+
+	/* Bad framing after a packet: where, and the bytes ignored. */
+	buf_record(&t, pkt, sizeof(pkt));
+	good = t.n;
+	buf_append(&t, garbage, sizeof(garbage));
+	buf_record(&t, pkt, sizeof(pkt));
+	run_all(&t, NULL, &run);
+	assert_true(run.st.packets == 1);
+	assert_true(run.st.corrupt == 1);
+	assert_true(run.st.corrupt_at == good);
+	assert_true(run.st.ignored_bytes == t.n - good);
+	assert_true(run.st.truncated == 0 && run.st.skipped_bytes == 0);
+	buf_free(&t);
+}
+
 static void
 test_eviction(void **state)
 {
@@ -1284,6 +1362,7 @@ main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_oversized),
 		cmocka_unit_test(test_huge_record),
+		cmocka_unit_test(test_framing_counters),
 		cmocka_unit_test(test_eviction),
 		cmocka_unit_test(test_bad_timestamps),
 		cmocka_unit_test(test_long_layer),
