@@ -496,6 +496,9 @@ out:
  * come at most every API_REFUSED_LOG_NS, with the count of the ones left
  * out.  Everything else goes to log_mhd() as it is.
  */
+static void api_log_mhd(void *cls, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
 static void
 api_log_mhd(void *cls, const char *fmt, va_list ap)
 {
