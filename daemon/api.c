@@ -27,6 +27,7 @@
 #include "api_trace.h"
 #include "dbpool.h"
 #include "log.h"
+#include "loop.h"
 #include "metrics.h"
 #include "parse.h"
 #include "store.h"
@@ -507,7 +508,6 @@ api_log_mhd(void *cls, const char *fmt, va_list ap)
 	static unsigned long suppressed;
 	unsigned long before;
 	char msg[512];
-	struct timespec ts;
 	int64_t now;
 	va_list copy;
 
@@ -520,8 +520,7 @@ api_log_mhd(void *cls, const char *fmt, va_list ap)
 		log_mhd(cls, fmt, ap);
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	now = loop_now_ns();
 	pthread_mutex_lock(&lock);
 	if (last_ns && now - last_ns < API_REFUSED_LOG_NS) {
 		suppressed++;

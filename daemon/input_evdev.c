@@ -39,6 +39,7 @@
 #include "input_evdev_int.h"
 #include "input_evdev_scan.h"
 #include "log.h"
+#include "loop.h"
 #include "status.h"
 
 /*
@@ -58,15 +59,6 @@ _Static_assert(offsetof(struct input_event, type) ==
 	       "struct input_event has its time fields out of place");
 _Static_assert(sizeof(struct input_event) == (sizeof(long) == 8 ? 24 : 16),
 	       "struct input_event is neither the 32-bit nor the 64-bit size");
-
-static int64_t
-evdev_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static int
 evdev_join(char *buf, size_t size, const char *a, const char *b)
@@ -275,7 +267,7 @@ input_evdev_dispatch(struct input_evdev *ie,
 			break;
 		}
 	}
-	now = evdev_now();
+	now = loop_now_ns();
 	/* A device is always reported before its first event. */
 	evdev_announce(ie, cb, ctx);
 	if (ie->dev != NULL && (dev_events != 0 || ie->read_again)) {
@@ -408,9 +400,9 @@ input_evdev_new(const struct input_evdev_config *cfg, struct input_evdev **out)
 		}
 	}
 	input_evdev_scan_watch(ie);
-	ie->poll_at = evdev_now() + EVDEV_POLL_EVERY_NS;
-	input_evdev_scan(ie, evdev_now());
-	evdev_rearm(ie, evdev_now());
+	ie->poll_at = loop_now_ns() + EVDEV_POLL_EVERY_NS;
+	input_evdev_scan(ie, loop_now_ns());
+	evdev_rearm(ie, loop_now_ns());
 	*out = ie;
 	ie = NULL;
 	r = 0;
