@@ -298,6 +298,118 @@ store_pragma_int(struct store *st, const char *name, int64_t *value)
 }
 
 /*
+ * Counts the objects of the file (SQLite's own aside) that the schema
+ * built in mem also has.
+ */
+static int
+store_count_known(struct store *st, sqlite3 *mem, int64_t *known)
+{
+	sqlite3_stmt *all = NULL, *has = NULL;
+	int rc;
+
+	*known = 0;
+	rc = sqlite3_prepare_v2(st->db,
+				"SELECT type, name FROM sqlite_master "
+				"WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+				-1, &all, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(mem,
+					"SELECT 1 FROM sqlite_master WHERE "
+					"type = ?1 AND name = ?2",
+					-1, &has, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(all)) == SQLITE_ROW) {
+		sqlite3_reset(has);
+		rc = sqlite3_bind_value(has, 1, sqlite3_column_value(all, 0));
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_value(has, 2,
+						sqlite3_column_value(all, 1));
+		if (rc == SQLITE_OK && (rc = sqlite3_step(has)) == SQLITE_ROW) {
+			(*known)++;
+			rc = SQLITE_OK;
+		} else if (rc == SQLITE_DONE) {
+			rc = SQLITE_OK;
+		}
+	}
+	sqlite3_finalize(all);
+	sqlite3_finalize(has);
+	if (rc == SQLITE_DONE)
+		return 0;
+	log_warnx("cannot read the schema of '%s': %s", st->path,
+		  sqlite3_errstr(rc));
+	return store__errno(st->db, rc);
+}
+
+/*
+ * A file whose user_version was lowered by hand still holds what the
+ * later migrations made, and migrating it would fail on the first table
+ * that exists already, with that migration's SQL in SQLite's message.
+ * The objects of a version are those of an empty database migrated to
+ * it, built here in memory: a file that holds objects of a later version
+ * than it says is refused, in one line.  Objects of no version (an index
+ * of the user's own) are left to the migration.  Returns 0, -EPROTO after
+ * logging, or a negative errno.
+ */
+/* The in-memory schema could not be built: says so, returns an errno. */
+static int
+store_mem_fail(const struct store *st, sqlite3 *mem, int rc)
+{
+	log_warnx("cannot check the schema of '%s': %s", st->path,
+		  sqlite3_errstr(rc));
+	return store__errno(mem, rc);
+}
+
+static int
+store_check_version(struct store *st, int64_t version)
+{
+	int64_t known, prev = 0;
+	int latest = store_schema_latest(), later = 0, v, rc;
+	sqlite3 *mem = NULL;
+
+	rc = sqlite3_open_v2(":memory:", &mem,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+				     SQLITE_OPEN_NOMUTEX,
+			     NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(
+			mem, "tapd_hist_bucket", 1,
+			SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY,
+			NULL, store_sql_hist_bucket, NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		rc = store_mem_fail(st, mem, rc);
+		goto out;
+	}
+	for (v = 0; v <= latest; v++) {
+		if (v >= version) {
+			rc = store_count_known(st, mem, &known);
+			if (rc < 0)
+				goto out;
+			if (v > version && known > prev)
+				later = v;
+			prev = known;
+		}
+		if (v == latest)
+			break;
+		rc = sqlite3_exec(mem, store_migration_sql[v], NULL, NULL,
+				  NULL);
+		if (rc != SQLITE_OK) {
+			rc = store_mem_fail(st, mem, rc);
+			goto out;
+		}
+	}
+	rc = 0;
+	if (later > 0) {
+		log_error("database '%s' says schema version %" PRId64
+			  " but holds tables of version %d; restore it or "
+			  "point --db elsewhere",
+			  st->path, version, later);
+		rc = -EPROTO;
+	}
+out:
+	sqlite3_close(mem);
+	return rc;
+}
+
+/*
  * Decides from the header whether the file may be used, before anything
  * writes to it: even PRAGMA journal_mode = WAL writes the header of a file
  * that is not in WAL mode yet.  *fresh says the file holds no schema at all
@@ -346,6 +458,11 @@ store_identify(struct store *st, bool *fresh)
 			  st->path, version, latest);
 		rc = -EPROTO;
 		goto out;
+	}
+	if (app_id != 0 && version < latest) {
+		rc = store_check_version(st, version);
+		if (rc < 0)
+			goto out;
 	}
 	/*
 	 * A reader cannot migrate, and guessing at an old schema would give
