@@ -109,6 +109,7 @@ evdev_announce(struct input_evdev *ie, const struct input_evdev_callbacks *cb,
 	if (!ie->announce || ie->dev == NULL)
 		return;
 	ie->announce = 0;
+	ie->warned_back = 0;
 	ie->st.devices_added++;
 	if (cb != NULL && cb->added != NULL)
 		cb->added(ctx, ie->path, ie->name);
@@ -153,14 +154,40 @@ evdev_drop(struct input_evdev *ie, const struct input_evdev_callbacks *cb,
 	input_evdev_health_down(ie);
 }
 
+int64_t
+input_evdev_clamp_time(int64_t *last_ns, int64_t t_ns)
+{
+	if (t_ns < *last_ns)
+		return *last_ns;
+	*last_ns = t_ns;
+	return t_ns;
+}
+
+/* Seconds and microseconds, as getevent writes its stamps. */
+#define STAMP(ns)                                                              \
+	(long long)((ns) / 1000000000), (long)((ns) % 1000000000 / 1000)
+
 static int
 evdev_deliver(struct input_evdev *ie, const struct input_evdev_callbacks *cb,
 	      void *ctx, const struct input_event *ev)
 {
 	struct touch_event te;
+	int64_t t;
 
-	te.time_ns = (int64_t)ev->input_event_sec * 1000000000LL +
-		     (int64_t)ev->input_event_usec * 1000LL;
+	t = (int64_t)ev->input_event_sec * 1000000000LL +
+	    (int64_t)ev->input_event_usec * 1000LL;
+	te.time_ns = input_evdev_clamp_time(&ie->last_ns, t);
+	if (te.time_ns != t) {
+		ie->st.backwards++;
+		if (!ie->warned_back)
+			log_warnx("'%s': time goes back %lld.%06ld s (from "
+				  "%lld.%06ld to %lld.%06ld); its events are "
+				  "given the time of the last one until it "
+				  "catches up",
+				  ie->path, STAMP(te.time_ns - t),
+				  STAMP(te.time_ns), STAMP(t));
+		ie->warned_back = 1;
+	}
 	te.type = ev->type;
 	te.code = ev->code;
 	te.value = ev->value;
@@ -315,6 +342,7 @@ input_evdev_new(const struct input_evdev_config *cfg, struct input_evdev **out)
 		return -ENOMEM;
 	ie->epfd = ie->tfd = ie->ifd = ie->wd = ie->dfd = -1;
 	ie->status = cfg->status;
+	ie->last_ns = INT64_MIN;
 
 	sysroot = cfg->sysroot != NULL ? cfg->sysroot : "";
 	ignore = cfg->ignore_prefix != NULL ? cfg->ignore_prefix

@@ -9,6 +9,16 @@
  * device that refuses it is not used, since REALTIME stamps would corrupt
  * every latency).
  *
+ * Event times never go back: an event stamped before the one passed on
+ * before it (a driver's own timestamps, a device that came back with a
+ * clock of its own) is given that one's time instead, counted and warned
+ * about once per device opened.  Gestures, the foreground and the
+ * correlator all rely on input in time order, and a tap whose finger-up
+ * came before one still waiting would be paired out of order; a few
+ * microseconds of latency on the late event is the price.  With
+ * CLOCK_MONOTONIC set the kernel's own stamps never go back, also across
+ * an unplug and a re-open.
+ *
  * Devices come and go: an unplugged device (-ENODEV, or a hang-up on its
  * fd) is closed and reported, and inotify on the device directory picks up
  * new or returning devices at once.  A node that cannot be opened yet (udev
@@ -88,6 +98,8 @@ struct input_evdev_stats {
 	 * retries, or EVIOCSCLOCKID or libevdev refusing the fd.
 	 */
 	uint64_t open_failures;
+	/* Events stamped before the one before them, given its time. */
+	uint64_t backwards;
 };
 
 /* What a device is, by Android's rules (EventHub and TouchInputMapper). */
@@ -135,6 +147,13 @@ int input_evdev_dispatch(struct input_evdev *ie,
  */
 int input_evdev_axis(const struct input_evdev *ie, uint16_t code, int32_t *min,
 		     int32_t *max);
+
+/*
+ * The time an event stamped t_ns is passed on with, when *last_ns is the
+ * time of the one passed on before it (INT64_MIN before the first): t_ns,
+ * or *last_ns when t_ns is earlier.  Updates *last_ns.
+ */
+int64_t input_evdev_clamp_time(int64_t *last_ns, int64_t t_ns);
 
 /* The current device's path and name, or NULL when none is open. */
 const char *input_evdev_path(const struct input_evdev *ie);

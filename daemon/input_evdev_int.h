@@ -66,6 +66,12 @@ struct input_evdev {
 	 * the device fd no longer signals, so the next dispatch reads anyway.
 	 */
 	int read_again;
+	/*
+	 * The time of the last event passed on, kept across devices, and
+	 * whether the current device's going back was warned about.
+	 */
+	int64_t last_ns;
+	int warned_back;
 
 	/* Why there is no device, for the health detail. */
 	char why[EVDEV_WHY_MAX];

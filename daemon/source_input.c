@@ -39,16 +39,15 @@ source_evdev_added(void *ctx, const char *path, const char *name)
 }
 
 /*
- * Live input time is not checked for going back, unlike a recorded log's
+ * Live input time never stops the daemon, unlike a recorded log's
  * (input_getevent.h).  A device that goes away and is opened again keeps
  * the same clock: CLOCK_MONOTONIC is set on its fd before the first read
  * and what it had queued is drained, so its new events come after the
  * old ones; the contacts still down when it went are ended here, at the
  * time of the removal.  Should a driver's own stamps still step back,
- * the correlator sorts a late tap into its place (counted as late), and
- * one older than the oldest tap still waiting gives the pipeline's "out
- * of order" error, which the heartbeat logs as "cannot store taps" before
- * it carries on.
+ * input_evdev.h gives such an event the time of the one before it, so
+ * that taps reach the pipeline in time order, the order it pairs the
+ * correlator's results in.
  */
 static void
 source_evdev_removed(void *ctx, const char *path)

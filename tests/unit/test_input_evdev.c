@@ -604,6 +604,28 @@ test_given_device_files(void **state)
 	tmp_remove(&t);
 }
 
+/*
+ * Event times passed on never go back: a stamp before the previous one
+ * (a driver's own, a device back with a clock of its own) is given the
+ * previous one's time, until the device's time catches up.
+ */
+static void
+test_clamp_time(void **state)
+{
+	int64_t last = INT64_MIN;
+
+	(void)state;
+	assert_int_equal(input_evdev_clamp_time(&last, 5000), 5000);
+	assert_int_equal(input_evdev_clamp_time(&last, 5000), 5000);
+	assert_int_equal(input_evdev_clamp_time(&last, 7000), 7000);
+	/* Back by 2 us, then a restart near zero: both held at 7000. */
+	assert_int_equal(input_evdev_clamp_time(&last, 6998), 7000);
+	assert_int_equal(input_evdev_clamp_time(&last, 10), 7000);
+	assert_int_equal(last, 7000);
+	assert_int_equal(input_evdev_clamp_time(&last, 7001), 7001);
+	assert_int_equal(last, 7001);
+}
+
 /* ---- uinput ---- */
 
 #define TS_NAME "evdev-test touch screen"
@@ -1057,6 +1079,7 @@ main(void)
 		cmocka_unit_test(test_classify_keyboard_mouse),
 		cmocka_unit_test(test_classify_single_touch),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_clamp_time),
 		cmocka_unit_test(test_scan_empty),
 		cmocka_unit_test(test_scan_hotplug_files),
 		cmocka_unit_test(test_retry_then_give_up),
