@@ -1,8 +1,8 @@
 /*
  * The timeline is one array of switches sorted by time, searched by
- * bisection.  Switches come in time order from every source but a
- * hand-edited or merged log, so a late one is moved into place and a log
- * with any is sorted once, stably, at the end of the load.
+ * bisection.  Switches come in time order from every source: the live
+ * tracker's late ones (a dumpsys answer applied at the time it was asked)
+ * are moved into place, and a log ends at its first line that goes back.
  */
 #include "foreground.h"
 
@@ -15,7 +15,6 @@
 
 struct fg_entry {
 	int64_t t_ns;
-	uint64_t seq; /* order of arrival, for a stable sort */
 	char *package;
 	int32_t pid;
 };
@@ -24,9 +23,10 @@ struct foreground {
 	struct fg_entry *entries;
 	size_t n;
 	size_t cap;
-	uint64_t next_seq;
 	int64_t max_t_ns; /* the latest switch added, to count late ones */
 	struct foreground_stats stats;
+	int have_jump;
+	struct foreground_jump jump;
 };
 
 int
@@ -90,13 +90,9 @@ upper_bound(const struct foreground *fg, int64_t t_ns)
 	return lo;
 }
 
-/*
- * Stores a switch, validated by the caller.  With in_place, a late switch
- * goes where it belongs; without, it is appended and the caller sorts.
- */
+/* Stores a switch, validated by the caller; a late one where it belongs. */
 static int
-add_entry(struct foreground *fg, int64_t t_ns, int32_t pid, const char *package,
-	  int in_place)
+add_entry(struct foreground *fg, int64_t t_ns, int32_t pid, const char *package)
 {
 	struct fg_entry *e;
 	size_t pos;
@@ -121,15 +117,12 @@ add_entry(struct foreground *fg, int64_t t_ns, int32_t pid, const char *package,
 	pos = fg->n;
 	if (fg->n > 0 && fg->max_t_ns > t_ns) {
 		fg->stats.reordered++;
-		if (in_place) {
-			pos = upper_bound(fg, t_ns);
-			memmove(fg->entries + pos + 1, fg->entries + pos,
-				(fg->n - pos) * sizeof(*fg->entries));
-		}
+		pos = upper_bound(fg, t_ns);
+		memmove(fg->entries + pos + 1, fg->entries + pos,
+			(fg->n - pos) * sizeof(*fg->entries));
 	}
 	e = &fg->entries[pos];
 	e->t_ns = t_ns;
-	e->seq = fg->next_seq++;
 	e->pid = pid;
 	e->package = copy;
 	if (fg->n == 0 || t_ns > fg->max_t_ns)
@@ -145,7 +138,7 @@ foreground_add(struct foreground *fg, int64_t t_ns, int32_t pid,
 	if (t_ns < 0 || pid < 0 || pid > FOREGROUND_PID_MAX ||
 	    !foreground_valid_package(package))
 		return -EINVAL;
-	return add_entry(fg, t_ns, pid, package, 1);
+	return add_entry(fg, t_ns, pid, package);
 }
 
 int
@@ -162,7 +155,7 @@ foreground_new_static(const char *package, struct foreground **out)
 	if ((r = foreground_new(&fg)) < 0)
 		goto out;
 	/* In force since the beginning of time, so every lookup finds it. */
-	if ((r = add_entry(fg, INT64_MIN, 0, package, 1)) < 0)
+	if ((r = add_entry(fg, INT64_MIN, 0, package)) < 0)
 		goto out;
 	*out = fg;
 	fg = NULL;
@@ -206,6 +199,15 @@ foreground_get_stats(const struct foreground *fg, struct foreground_stats *st)
 {
 	*st = fg->stats;
 	st->entries = fg->n;
+}
+
+int
+foreground_get_jump(const struct foreground *fg, struct foreground_jump *j)
+{
+	if (!fg->have_jump)
+		return -ENOENT;
+	*j = fg->jump;
+	return 0;
 }
 
 /*
@@ -287,14 +289,29 @@ parse_line(char *line, int64_t *t_ns, int32_t *pid, char **package,
 	return 1;
 }
 
-static int
-entry_cmp(const void *a, const void *b)
-{
-	const struct fg_entry *x = a, *y = b;
+/* Seconds and microseconds, as the getevent reader writes its jumps. */
+#define STAMP(ns)                                                              \
+	(long long)((ns) / 1000000000), (long)((ns) % 1000000000 / 1000)
 
-	if (x->t_ns != y->t_ns)
-		return x->t_ns < y->t_ns ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+/*
+ * A line earlier than the switches before it ends the log: the rest is
+ * from another recording, or out of order, and cannot be trusted.
+ */
+static void
+log_jump(struct foreground *fg, const char *name, unsigned long lineno,
+	 int64_t t_ns)
+{
+	int64_t back = fg->max_t_ns - t_ns;
+
+	fg->have_jump = 1;
+	fg->jump.line = lineno;
+	fg->jump.from_ns = fg->max_t_ns;
+	fg->jump.to_ns = t_ns;
+	log_error("'%s' line %lu: time goes back %lld.%06ld s (from "
+		  "%lld.%06ld to %lld.%06ld); the rest of the log is not "
+		  "used, and the replay stops at %lld.%06ld",
+		  name, lineno, STAMP(back), STAMP(fg->max_t_ns), STAMP(t_ns),
+		  STAMP(fg->max_t_ns));
 }
 
 int
@@ -328,8 +345,13 @@ foreground_load_stream(FILE *fp, const char *name, struct foreground **out)
 				  lineno, why);
 			continue;
 		}
+		if (fg->n > 0 && t_ns < fg->max_t_ns) {
+			log_jump(fg, name, lineno, t_ns);
+			r = 0;
+			break;
+		}
 		/* Past the cap the rest is counted, not kept. */
-		r = add_entry(fg, t_ns, pid, package, 0);
+		r = add_entry(fg, t_ns, pid, package);
 		if (r < 0 && r != -ENOSPC)
 			goto out;
 	}
@@ -337,11 +359,6 @@ foreground_load_stream(FILE *fp, const char *name, struct foreground **out)
 		log_warnx("cannot read '%s': line %lu: %s", name, lineno + 1,
 			  strerror(-r));
 		goto out;
-	}
-	if (fg->stats.reordered > 0) {
-		qsort(fg->entries, fg->n, sizeof(*fg->entries), entry_cmp);
-		log_info("'%s': %llu lines out of time order, sorted", name,
-			 (unsigned long long)fg->stats.reordered);
 	}
 	if (fg->stats.malformed > 0)
 		log_warnx("cannot parse %llu lines of '%s': skipped",

@@ -10,8 +10,14 @@
  *    and lines starting with '#' are skipped.  A malformed line (a field
  *    missing or extra, a number out of range, a bad package name, a line
  *    over FOREGROUND_LINE_MAX bytes or with a NUL byte) is skipped and
- *    counted.  Lines out of time order are sorted into place, stably
- *    (equal times keep file order, so the later line wins), and counted.
+ *    counted.  Equal times keep file order, so the later line wins.  A
+ *    line whose time is earlier than a switch before it (a log recorded
+ *    twice into one file, or two logs merged) ends the log: it and every
+ *    line after it are not used, the jump is kept (foreground_get_jump())
+ *    and logged as an error naming the file and the line, and the replay
+ *    stops at the last switch before it, as it does for a getevent log
+ *    (input_getevent.h).  Sorting such a log would interleave two
+ *    recordings and give taps the app of the other one.
  *  - app:PACKAGE, one app in the foreground at all times, pid 0
  *    (unknown).
  *  - the live tracker, which appends with foreground_add().
@@ -35,9 +41,16 @@
 struct foreground_stats {
 	uint64_t lines;	    /* log lines read, blanks and comments included */
 	uint64_t malformed; /* log lines skipped as malformed */
-	uint64_t reordered; /* switches older than one added before them */
+	uint64_t reordered; /* foreground_add(): switches older than the last */
 	uint64_t dropped;   /* switches refused past FOREGROUND_ENTRIES_MAX */
 	uint64_t entries;   /* switches held now */
+};
+
+/* Where a foreground log's time went back first. */
+struct foreground_jump {
+	uint64_t line;	 /* the line that went back, from 1 */
+	int64_t from_ns; /* the latest switch before it */
+	int64_t to_ns;	 /* its own time, less than from_ns */
 };
 
 struct foreground;
@@ -54,8 +67,9 @@ int foreground_new_static(const char *package, struct foreground **out);
 
 /*
  * Reads a foreground log from path.  Returns 0 and sets *out (even when
- * every line was malformed: the stats say so), or a negative errno when
- * the file cannot be opened or read.
+ * every line was malformed: the stats say so, and when its time went
+ * back: foreground_get_jump() says where), or a negative errno when the
+ * file cannot be opened or read.
  */
 int foreground_load_log(const char *path, struct foreground **out);
 
@@ -103,6 +117,12 @@ void foreground_prune(struct foreground *fg, int64_t before_ns);
 
 void foreground_get_stats(const struct foreground *fg,
 			  struct foreground_stats *st);
+
+/*
+ * Where the log's time went back: returns 0 and fills *j, or -ENOENT when
+ * it never did (and for a timeline that is no log).
+ */
+int foreground_get_jump(const struct foreground *fg, struct foreground_jump *j);
 
 /* Returns 1 when s is a valid package name, else 0. */
 int foreground_valid_package(const char *s);

@@ -116,6 +116,7 @@ frames_latency_stats_add(struct frames_latency_stats *dst,
 	ADD(frames);
 	ADD(frames_invalid);
 	ADD(pending_lost);
+	ADD(backwards);
 	ADD(gaps);
 	ADD(lists);
 	ADD(list_names);

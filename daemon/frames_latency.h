@@ -56,6 +56,9 @@
  *  - a row whose key is already finalized is a duplicate: counted, not
  *    emitted;
  *  - zero rows and rows invalid in column 1 carry no key and are skipped.
+ *  - a presented row whose key is not finalized but whose present time is
+ *    earlier than that of a frame the tracker emitted up to its last
+ *    complete snapshot goes back (below).
  * Because the test is membership, not "newer than the last emitted", the
  * rules need no special case for `--latency-clear` (all rows turn to zero;
  * later frames have new keys) or for a layer destroyed and recreated under
@@ -67,6 +70,22 @@
  * it is older than the last emitted one (apps may set explicit,
  * non-monotonic desired times).  Two distinct frames with the same
  * column 1 cannot be told apart; the second counts as a duplicate.
+ *
+ * Going back.  A ring is a FIFO of the frames latched, so a frame that
+ * is in a snapshot and was latched before the previous complete snapshot
+ * was printed was in that one too (as presented, pending or invalid: its
+ * key is known).  A frame new to the tracker was therefore latched, and
+ * presented, after every frame emitted up to then.  Successive snapshots
+ * overlap (most rows are duplicates), apps may set non-monotonic desired
+ * times, a snapshot may hold two rings when two layers share a name, and
+ * a cut-off snapshot may miss frames that come later: none of that makes
+ * a new frame present before what was emitted up to the last complete
+ * snapshot.  One that does comes from another recording or an older
+ * snapshot (a session recorded twice into one directory, two merged): it
+ * is counted in backwards, finalized and never emitted.  A strict tracker
+ * (a replay's) also stops there: the feed returns -ERANGE, the rows after
+ * it are not looked at and the watermark stays; the live poller's
+ * tracker goes on with the next row.
  *
  * Completeness.  dumpsys ends its output with an empty line after the
  * rows, or right after the period line when no layer has the name (the
@@ -185,6 +204,7 @@ struct frames_latency_stats {
 	uint64_t frames;	 /* frames emitted */
 	uint64_t frames_invalid; /* frames dropped for an invalid present */
 	uint64_t pending_lost;	 /* pending frames gone without a present */
+	uint64_t backwards;	 /* frames presented before ones emitted */
 	uint64_t gaps;		 /* snapshots sharing no frame with the last */
 	uint64_t lists;		 /* --list outputs parsed */
 	uint64_t list_names;	 /* layer names read from them */
@@ -207,6 +227,15 @@ frames_latency_row_classify(const struct frames_latency_row *row);
  * app.
  */
 int frames_latency_layer_package(const char *layer, char *buf, size_t size);
+
+/* Where the frames of a layer went back first. */
+struct frames_latency_jump {
+	int64_t from_ns;  /* the latest present emitted before */
+	int64_t to_ns;	  /* the present of the frame that went back */
+	int64_t until_ns; /* frames_latency_dir: its watermark at the stop */
+	const char *layer;
+	const char *file; /* frames_latency_dir: the snapshot's file name */
+};
 
 /* One presented frame.  The strings belong to the tracker. */
 struct frames_latency_frame {

@@ -42,6 +42,11 @@ struct frames_latency_dir {
 	int64_t coverage;
 	struct frames_latency_list *list;
 	struct frames_latency_stats st;
+	/* Where a layer went back: the replay of the directory ends there. */
+	int have_jump;
+	struct frames_latency_jump jump;
+	char *jump_file;
+	char *jump_layer;
 };
 
 /*
@@ -176,6 +181,8 @@ frames_latency_dir_free(struct frames_latency_dir *d)
 	for (i = 0; i < d->ntrackers; i++)
 		frames_latency_tracker_free(d->trackers[i]);
 	frames_latency_list_free(d->list);
+	free(d->jump_file);
+	free(d->jump_layer);
 	free(d->path);
 	free(d);
 }
@@ -295,8 +302,46 @@ dir_tracker(struct frames_latency_dir *d, const char *layer,
 	rc = frames_latency_tracker_new(layer, &d->trackers[d->ntrackers]);
 	if (rc < 0)
 		return rc;
+	frames_latency_tracker_set_strict(d->trackers[d->ntrackers], 1);
 	d->used[d->ntrackers] = d->cycle;
 	*out = d->trackers[d->ntrackers++];
+	return 0;
+}
+
+/* Seconds and microseconds, as the getevent reader writes its jumps. */
+#define STAMP(ns)                                                              \
+	(long long)((ns) / 1000000000), (long)((ns) % 1000000000 / 1000)
+
+/*
+ * A snapshot whose layer went back ends the replay of the directory: the
+ * files after it, and the rest of it, are from another recording or out
+ * of order.  Returns 0, or -ENOMEM.
+ */
+static int
+dir_jump(struct frames_latency_dir *d, const struct dir_entry *e,
+	 const struct frames_latency_tracker *t)
+{
+	struct frames_latency_jump j;
+	int64_t back;
+
+	if (frames_latency_tracker_get_jump(t, &j) < 0)
+		return -EPROTO;
+	d->jump_file = strdup(e->name);
+	d->jump_layer = strdup(j.layer);
+	if (!d->jump_file || !d->jump_layer)
+		return -ENOMEM;
+	d->have_jump = 1;
+	d->jump = j;
+	d->jump.file = d->jump_file;
+	d->jump.layer = d->jump_layer;
+	d->jump.until_ns = d->wm;
+	d->next = d->nentries;
+	back = j.from_ns - j.to_ns;
+	log_error("'%s/%s' layer '%s': time goes back %lld.%06ld s (a frame "
+		  "presented at %lld.%06ld after frames up to %lld.%06ld); "
+		  "the rest of the directory is not replayed",
+		  d->path, e->name, d->jump_layer, STAMP(back), STAMP(j.to_ns),
+		  STAMP(j.from_ns));
 	return 0;
 }
 
@@ -334,6 +379,10 @@ dir_snapshot(struct frames_latency_dir *d, const struct dir_entry *e, char *buf,
 	rc = frames_latency_tracker_feed(t, e->capture, snap, cb, ctx);
 	frames_latency_tracker_get_stats(t, &after);
 	frames_latency_stats_add(&d->st, &after, &before);
+	if (rc == -ERANGE) {
+		rc = dir_jump(d, e, t);
+		goto out;
+	}
 	*wm = frames_latency_tracker_watermark(t);
 	*fed = 1;
 out:
@@ -407,6 +456,9 @@ frames_latency_dir_next(struct frames_latency_dir *d,
 		buf = NULL;
 		if (rc != 0)
 			goto out;
+		/* The cycle that went back is not replayed to its end. */
+		if (d->have_jump)
+			goto out;
 	}
 	/*
 	 * Frames of every layer polled in this cycle are known up to the
@@ -437,6 +489,16 @@ int64_t
 frames_latency_dir_coverage(const struct frames_latency_dir *d)
 {
 	return d->coverage;
+}
+
+int
+frames_latency_dir_get_jump(const struct frames_latency_dir *d,
+			    struct frames_latency_jump *j)
+{
+	if (!d->have_jump)
+		return -ENOENT;
+	*j = d->jump;
+	return 0;
 }
 
 const struct frames_latency_list *

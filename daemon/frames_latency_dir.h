@@ -32,7 +32,11 @@ void frames_latency_dir_free(struct frames_latency_dir *d);
  * Replays the next poll cycle (all files with the next capture time):
  * feeds each snapshot to its layer's tracker, calling cb for each frame
  * emitted, and reads the cycle's --list.  Returns 1 and sets *capture_ns
- * (when not NULL), 0 at the end, or what cb returned.  Files that cannot
+ * (when not NULL), 0 at the end, or what cb returned.  A snapshot whose
+ * layer goes back (frames_latency.h) ends the replay: it is logged as an
+ * error that names the file, the layer and the jump, its cycle does not
+ * move the watermark, and the call returns 0 as at the end
+ * (frames_latency_dir_get_jump() tells the two apart).  Files that cannot
  * be read, are too large, or lack the "# layer: " line are skipped,
  * counted and logged.  The watermark then moves to the minimum of the
  * watermarks of the trackers fed in the cycle, or to the capture time of
@@ -55,6 +59,14 @@ int64_t frames_latency_dir_watermark(const struct frames_latency_dir *d);
  * directory holds no recorded file.
  */
 int64_t frames_latency_dir_coverage(const struct frames_latency_dir *d);
+
+/*
+ * Where the replay ended because a layer went back: returns 0 and fills
+ * *j (its strings valid while d is; until_ns is the watermark, which
+ * frames after it may not have reached), or -ENOENT when none did.
+ */
+int frames_latency_dir_get_jump(const struct frames_latency_dir *d,
+				struct frames_latency_jump *j);
 
 /* The --list read last, or NULL.  Valid until the next call. */
 const struct frames_latency_list *

@@ -13,6 +13,15 @@ struct frames_latency_tracker {
 	char *app;
 	int64_t wm;
 	int had_keys;
+	/*
+	 * The latest present emitted, and that latest as of the end of the
+	 * last complete snapshot: a new frame earlier than it goes back.
+	 */
+	int64_t emitted_max;
+	int64_t taken_max;
+	int strict;
+	int have_jump;
+	struct frames_latency_jump jump;
 	/* The last LATENCY_SEEN_MAX finalized keys, a ring. */
 	int64_t seen[LATENCY_SEEN_MAX];
 	size_t nseen;
@@ -41,6 +50,8 @@ frames_latency_tracker_new(const char *layer,
 	if (!t)
 		goto out;
 	t->wm = INT64_MIN;
+	t->emitted_max = INT64_MIN;
+	t->taken_max = INT64_MIN;
 	t->layer = strdup(layer);
 	if (!t->layer)
 		goto out;
@@ -149,6 +160,30 @@ tracker_advance(struct frames_latency_tracker *t, int64_t capture_ns)
 		t->wm = w;
 }
 
+/*
+ * A presented frame earlier than what was taken before: see the header's
+ * "Going back".  Returns 1 when r goes back, after counting it.
+ */
+static int
+goes_back(struct frames_latency_tracker *t, const struct frames_latency_row *r,
+	  int64_t capture_ns)
+{
+	if (t->taken_max == INT64_MIN || r->actual_ns >= t->taken_max)
+		return 0;
+	t->st.backwards++;
+	if (!t->have_jump) {
+		t->have_jump = 1;
+		t->jump.from_ns = t->taken_max;
+		t->jump.to_ns = r->actual_ns;
+		t->jump.layer = t->layer;
+	}
+	log_debug("frame of layer '%s' queued at %lld goes back: presented at "
+		  "%lld, before %lld, in the snapshot of %lld",
+		  t->layer, (long long)r->desired_ns, (long long)r->actual_ns,
+		  (long long)t->taken_max, (long long)capture_ns);
+	return 1;
+}
+
 int
 frames_latency_tracker_feed(struct frames_latency_tracker *t,
 			    int64_t capture_ns,
@@ -191,7 +226,14 @@ frames_latency_tracker_feed(struct frames_latency_tracker *t,
 			if (pi >= 0)
 				pending_remove(t, (size_t)pi);
 			seen_add(t, r->desired_ns);
+			if (goes_back(t, r, capture_ns)) {
+				if (t->strict)
+					return -ERANGE;
+				break;
+			}
 			t->st.frames++;
+			if (r->actual_ns > t->emitted_max)
+				t->emitted_max = r->actual_ns;
 			if (!cb)
 				break;
 			f.layer = t->layer;
@@ -233,9 +275,26 @@ frames_latency_tracker_feed(struct frames_latency_tracker *t,
 			  t->layer, (long long)capture_ns);
 	}
 	tracker_advance(t, capture_ns);
+	t->taken_max = t->emitted_max;
 out:
 	if (keyed > 0)
 		t->had_keys = 1;
+	return 0;
+}
+
+void
+frames_latency_tracker_set_strict(struct frames_latency_tracker *t, int strict)
+{
+	t->strict = strict;
+}
+
+int
+frames_latency_tracker_get_jump(const struct frames_latency_tracker *t,
+				struct frames_latency_jump *j)
+{
+	if (!t->have_jump)
+		return -ENOENT;
+	*j = t->jump;
 	return 0;
 }
 

@@ -30,13 +30,28 @@ void frames_latency_tracker_free(struct frames_latency_tracker *t);
  * cb for each frame it emits, in row order.  Returns 0, or what cb
  * returned: then the frame cb refused counts as emitted, the later rows
  * are not looked at and the watermark stays; feeding the same snapshot
- * again resumes after that frame.  Capture times should not decrease; if
- * they do the watermark just does not move back.
+ * again resumes after that frame.  A strict tracker returns -ERANGE in
+ * the same way at a frame that goes back.  Capture times should not
+ * decrease; if they do the watermark just does not move back.
  */
 int frames_latency_tracker_feed(struct frames_latency_tracker *t,
 				int64_t capture_ns,
 				const struct frames_latency_snapshot *snap,
 				frames_latency_frame_cb cb, void *ctx);
+
+/*
+ * Makes the tracker stop at a frame that goes back (frames_latency.h,
+ * "Going back") instead of dropping it and going on.
+ */
+void frames_latency_tracker_set_strict(struct frames_latency_tracker *t,
+				       int strict);
+
+/*
+ * The first frame that went back: returns 0 and fills from_ns, to_ns and
+ * layer of *j (valid while the tracker is), or -ENOENT when none did.
+ */
+int frames_latency_tracker_get_jump(const struct frames_latency_tracker *t,
+				    struct frames_latency_jump *j);
 
 /*
  * Every frame of the layer presented at or before this time has been
@@ -54,7 +69,7 @@ unsigned frames_latency_tracker_pending(const struct frames_latency_tracker *t);
 
 /*
  * Fills the snapshot counters summed over every snapshot fed, plus
- * duplicates, frames, frames_invalid, pending_lost and gaps.
+ * duplicates, frames, frames_invalid, pending_lost, backwards and gaps.
  */
 void frames_latency_tracker_get_stats(const struct frames_latency_tracker *t,
 				      struct frames_latency_stats *st);

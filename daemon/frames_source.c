@@ -382,9 +382,22 @@ frames_source_problems(const struct frames_source *fs, char *buf, size_t len)
 			 ", truncated at byte %" PRIu64, st.cut_at);
 }
 
+int
+frames_source_cut(const struct frames_source *fs, int64_t *until_ns)
+{
+	struct frames_latency_jump j;
+
+	if (fs->kind != FRAMES_LATENCY ||
+	    frames_latency_dir_get_jump(fs->dir, &j) < 0)
+		return -ENOENT;
+	*until_ns = j.until_ns;
+	return 0;
+}
+
 void
 frames_source_print(const struct frames_source *fs, FILE *out)
 {
+	struct frames_latency_jump j;
 	struct frames_latency_stats ls;
 	struct frames_ftl_stats st;
 
@@ -454,6 +467,20 @@ frames_source_print(const struct frames_source *fs, FILE *out)
 				"           problems: %" PRIu64
 				" files skipped, %" PRIu64 " garbage lines\n",
 				ls.files_skipped, ls.garbage_lines);
+		if (frames_latency_dir_get_jump(fs->dir, &j) < 0)
+			break;
+		fprintf(out,
+			"STOPPED    at '%s/%s': layer '%s' goes back %.6f s "
+			"(from %.6f to %.6f); the rest of the directory was "
+			"not read, ",
+			fs->path, j.file, j.layer,
+			(double)(j.from_ns - j.to_ns) / 1e9,
+			(double)j.from_ns / 1e9, (double)j.to_ns / 1e9);
+		if (j.until_ns == INT64_MIN)
+			fprintf(out, "nor any input\n");
+		else
+			fprintf(out, "nor input after %.6f\n",
+				(double)j.until_ns / 1e9);
 		break;
 	}
 }

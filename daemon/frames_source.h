@@ -59,6 +59,14 @@ void frames_source_counts(const struct frames_source *fs, uint64_t *frames,
 void frames_source_problems(const struct frames_source *fs, char *buf,
 			    size_t len);
 
+/*
+ * Where the source's data ends because its time went back (latency
+ * snapshots, frames_latency_dir_get_jump()): returns 0 and sets *until_ns
+ * to the time its frames are complete up to (INT64_MIN: none), or
+ * -ENOENT.
+ */
+int frames_source_cut(const struct frames_source *fs, int64_t *until_ns);
+
 /* Prints the source's summary line(s) ("frames ..."). */
 void frames_source_print(const struct frames_source *fs, FILE *out);
 

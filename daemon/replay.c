@@ -53,6 +53,12 @@ struct replay {
 	 * reading it, finishes what came before and still ends its run.
 	 */
 	int input_rc;
+	/*
+	 * A recording other than the input went back (source_cut()): the
+	 * input stops where that one's data ends, at cut_ns.
+	 */
+	int have_cut;
+	int64_t cut_ns;
 
 	const char *wall_source;
 	int have_wall;
@@ -325,7 +331,8 @@ print_summary(struct replay *r, FILE *out, int64_t run_id)
 			" ms\n",
 			g->slop_px, g->long_press_ns / MS);
 	for (i = 0; i < r->n_src; i++)
-		if (source_role(r->src[i]) == SOURCE_ROLE_FRAMES)
+		if (source_role(r->src[i]) == SOURCE_ROLE_FRAMES ||
+		    source_role(r->src[i]) == SOURCE_ROLE_FOREGROUND)
 			source_print(r->src[i], out);
 	if (r->have_wall)
 		fprintf(out, "wall times %s\n", r->wall_source);
@@ -561,6 +568,25 @@ finish_frames(struct replay *r, int64_t *frames_end)
 }
 
 /*
+ * The earliest time a source's data ends at, having gone back: 1 and
+ * *cut_ns, or 0 when none did.
+ */
+static int
+find_cut(const struct replay *r, int64_t *cut_ns)
+{
+	int64_t t;
+	size_t i;
+	int found = 0;
+
+	for (i = 0; i < r->n_src; i++)
+		if (source_cut(r->src[i], &t) == 0 && (!found || t < *cut_ns)) {
+			*cut_ns = t;
+			found = 1;
+		}
+	return found;
+}
+
+/*
  * Event time drives everything: before an input event is used, the frame
  * sources are read far enough ahead that every frame the correlator may
  * need for the taps before it is in.
@@ -578,12 +604,25 @@ replay_events(struct replay *r, int64_t *frames_wm)
 	while (!stopping(r) && (rc = source_next(r->input, &ev)) == 1) {
 		if (r->first_input_ns == INT64_MIN)
 			r->first_input_ns = ev.time_ns;
-		if (ev.time_ns > r->last_input_ns)
-			r->last_input_ns = ev.time_ns;
 		pace_to(r, ev.time_ns, r->first_input_ns, wall0, *frames_wm);
-		rc = pump_frames(r, r->last_input_ns, frames_wm);
+		rc = pump_frames(r,
+				 ev.time_ns > r->last_input_ns
+					 ? ev.time_ns
+					 : r->last_input_ns,
+				 frames_wm);
 		if (rc < 0)
 			return rc;
+		/*
+		 * A foreground log or frame data that went back holds up to
+		 * where it did: input past it would be measured against data
+		 * that is not there, or attributed to the wrong app.
+		 */
+		if (find_cut(r, &r->cut_ns) && ev.time_ns > r->cut_ns) {
+			r->have_cut = 1;
+			break;
+		}
+		if (ev.time_ns > r->last_input_ns)
+			r->last_input_ns = ev.time_ns;
 		rc = pipeline_input(r->pipe, &ev);
 		if (rc < 0)
 			return rc;
@@ -630,11 +669,15 @@ replay_finish(struct replay *r, int64_t *frames_wm)
 		/*
 		 * The input was recorded as long as the frames were: no
 		 * touch-down came after the last input event until the frame
-		 * data ends.
+		 * data ends.  Cut short, it is known up to the cut only.
 		 */
 		input_end = r->last_input_ns;
-		if (*frames_wm > input_end)
+		if (r->have_cut) {
+			if (r->cut_ns > input_end)
+				input_end = r->cut_ns;
+		} else if (*frames_wm > input_end) {
 			input_end = *frames_wm;
+		}
 	}
 	return pipeline_finish(r->pipe, *frames_wm, input_end);
 }
@@ -705,6 +748,9 @@ replay_run(const struct replay_options *opts, FILE *out)
 	if (rc < 0)
 		goto out;
 	print_summary(&r, out, run_id);
+	/* A recording that went back, found before or after the input's end. */
+	if (r.input_rc == 0 && find_cut(&r, &r.cut_ns))
+		r.input_rc = -ERANGE;
 	if (r.input_rc < 0) {
 		rc = r.input_rc;
 		goto out;

@@ -270,6 +270,14 @@ source_time_range(const struct source *src, int64_t *first, int64_t *last)
 	return src->ops->time_range(src->impl, first, last);
 }
 
+int
+source_cut(const struct source *src, int64_t *t_ns)
+{
+	if (!src->ops->cut)
+		return -ENOENT;
+	return src->ops->cut(src->impl, t_ns);
+}
+
 struct foreground *
 source_timeline(const struct source *src)
 {

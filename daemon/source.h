@@ -96,6 +96,12 @@ struct source_ops {
 	int (*axis)(void *impl, uint16_t code, int32_t *min, int32_t *max);
 	/* Replay input: the times of its first and last event. */
 	int (*time_range)(void *impl, int64_t *first, int64_t *last);
+	/*
+	 * Replay: where the recording's time went back (the source logged
+	 * the error naming where), 0 and *t_ns; -ENOENT while it did not.
+	 * Its data holds up to t_ns only, so no input after it is replayed.
+	 */
+	int (*cut)(void *impl, int64_t *t_ns);
 	/* Foreground: the timeline taps are attributed with. */
 	struct foreground *(*timeline)(void *impl);
 	/* A finger went down at t_ns. */
@@ -202,6 +208,9 @@ int source_axis(const struct source *src, uint16_t code, int32_t *min,
 
 /* -ENOENT when the source knows no times. */
 int source_time_range(const struct source *src, int64_t *first, int64_t *last);
+
+/* -ENOENT for a source that cannot go back, or did not. */
+int source_cut(const struct source *src, int64_t *t_ns);
 
 /* NULL for a source that is no timeline. */
 struct foreground *source_timeline(const struct source *src);

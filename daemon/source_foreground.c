@@ -3,6 +3,8 @@
  * one app throughout, a recorded foreground log (foreground.h), or none.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,9 +145,41 @@ source_fg_report(void *impl, struct status *st, int done)
 			  sf->kind, "%s", sf->arg);
 }
 
+/* A log whose time went back holds up to its last switch before that. */
+static int
+source_fg_cut(void *impl, int64_t *t_ns)
+{
+	struct source_fg *sf = impl;
+	struct foreground_jump j;
+
+	if (foreground_get_jump(sf->timeline, &j) < 0)
+		return -ENOENT;
+	*t_ns = j.from_ns;
+	return 0;
+}
+
+static void
+source_fg_print(void *impl, FILE *out)
+{
+	struct source_fg *sf = impl;
+	struct foreground_jump j;
+
+	if (foreground_get_jump(sf->timeline, &j) < 0)
+		return;
+	fprintf(out,
+		"STOPPED    at line %" PRIu64
+		" of '%s': time goes back %.6f s (from %.6f to %.6f); the "
+		"rest of the log was not used, nor input after %.6f\n",
+		j.line, sf->arg, (double)(j.from_ns - j.to_ns) / 1e9,
+		(double)j.from_ns / 1e9, (double)j.to_ns / 1e9,
+		(double)j.from_ns / 1e9);
+}
+
 static const struct source_ops source_fg_file_ops = {
+	.cut = source_fg_cut,
 	.timeline = source_fg_timeline,
 	.report = source_fg_report,
+	.print = source_fg_print,
 	.free = source_fg_free,
 };
 

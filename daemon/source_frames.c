@@ -283,6 +283,14 @@ source_file_frames_finish(void *impl, struct pipeline *p, int64_t *end)
 	return frames_source_finish(sf->fs, pipeline_correlate(p), end);
 }
 
+static int
+source_file_frames_cut(void *impl, int64_t *t_ns)
+{
+	struct source_file_frames *sf = impl;
+
+	return frames_source_cut(sf->fs, t_ns);
+}
+
 static void
 source_file_frames_fill_status(void *impl, struct status_snapshot *s)
 {
@@ -333,6 +341,7 @@ source_file_frames_free(void *impl)
 static const struct source_ops source_file_frames_ops = {
 	.pump = source_file_frames_pump,
 	.finish = source_file_frames_finish,
+	.cut = source_file_frames_cut,
 	.fill_status = source_file_frames_fill_status,
 	.report = source_file_frames_report,
 	.print = source_file_frames_print,

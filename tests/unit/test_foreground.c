@@ -1,5 +1,5 @@
 /*
- * Tests of the foreground timeline: loading logs (sorted, unsorted,
+ * Tests of the foreground timeline: loading logs (in order, going back,
  * malformed), lookups at and around switches, the static app, the live
  * appends and pruning.  Expected answers come from a linear scan of the
  * switches the test itself wrote.
@@ -306,41 +306,62 @@ test_empty_and_comments_only(void **state)
 	foreground_free(fg);
 }
 
+/*
+ * A log whose time goes back ends at that line: the switches before it
+ * are the timeline, nothing after it is used, and where it went back is
+ * kept.  Equal times are not going back.
+ */
 static void
-test_unsorted_input(void **state)
+test_goes_back(void **state)
 {
-	/* In file order; the lookups must see them sorted, ties kept. */
-	static const struct sw file[] = {
-		{3000, 3, "com.c"},   {1000, 1, "com.a"}, {2000, 2, "com.b"},
-		{1000, 11, "com.a2"}, {5000, 5, "com.e"}, {4000, 4, "com.d"},
-		{5000, 55, "com.e2"},
+	static const struct sw kept[] = {
+		{1000, 1, "com.a"},
+		{2000, 2, "com.b"},
+		{2000, 22, "com.b2"},
+		{3000, 3, "com.c"},
 	};
-	size_t n = sizeof(file) / sizeof(file[0]), i, late = 0;
-	char text[1024];
+	size_t n = sizeof(kept) / sizeof(kept[0]);
 	struct foreground_stats st;
+	struct foreground_jump j;
 	struct foreground *fg;
-	int64_t t, max = INT64_MIN;
-	int len = 0;
+	int64_t t;
 
 	(void)state;
-	for (i = 0; i < n; i++) {
-		len += snprintf(text + len, sizeof(text) - len, "%lld %d %s\n",
-				(long long)file[i].t, (int)file[i].pid,
-				file[i].pkg);
-		if (file[i].t < max)
-			late++;
-		if (file[i].t > max)
-			max = file[i].t;
-	}
-	fg = load_text(text);
+	/* A log recorded twice: line 6 goes back to the first one's start. */
+	fg = load_text("# first\n1000 1 com.a\n2000 2 com.b\n2000 22 com.b2\n"
+		       "3000 3 com.c\n1000 1 com.a\n2000 2 com.b\n"
+		       "4000 4 com.d\n");
 	foreground_get_stats(fg, &st);
 	assert_int_equal(st.entries, n);
-	assert_int_equal(st.reordered, late);
-	assert_int_equal(late, 4);
-	for (t = 0; t <= 6000; t += 250) {
-		check_at(fg, file, n, t - 1);
-		check_at(fg, file, n, t);
+	assert_int_equal(st.lines, 6);
+	assert_int_equal(st.reordered, 0);
+	assert_int_equal(foreground_get_jump(fg, &j), 0);
+	assert_int_equal(j.line, 6);
+	assert_int_equal(j.from_ns, 3000);
+	assert_int_equal(j.to_ns, 1000);
+	for (t = 0; t <= 5000; t += 250) {
+		check_at(fg, kept, n, t - 1);
+		check_at(fg, kept, n, t);
 	}
+	foreground_free(fg);
+
+	/* One ns back, after a malformed line, is going back too. */
+	fg = load_text("5000 5 com.e\nnot a line\n4999 4 com.d\n");
+	assert_int_equal(foreground_get_jump(fg, &j), 0);
+	assert_int_equal(j.line, 3);
+	assert_int_equal(j.from_ns, 5000);
+	assert_int_equal(j.to_ns, 4999);
+	foreground_get_stats(fg, &st);
+	assert_int_equal(st.entries, 1);
+	assert_int_equal(st.malformed, 1);
+	foreground_free(fg);
+
+	/* In order, and a static app: no jump. */
+	fg = load_text("1 1 com.a\n1 2 com.b\n2 3 com.c\n");
+	assert_int_equal(foreground_get_jump(fg, &j), -ENOENT);
+	foreground_free(fg);
+	assert_int_equal(foreground_new_static("com.a", &fg), 0);
+	assert_int_equal(foreground_get_jump(fg, &j), -ENOENT);
 	foreground_free(fg);
 }
 
@@ -409,7 +430,7 @@ main(void)
 		cmocka_unit_test(test_open_spec),
 		cmocka_unit_test(test_malformed_lines),
 		cmocka_unit_test(test_empty_and_comments_only),
-		cmocka_unit_test(test_unsorted_input),
+		cmocka_unit_test(test_goes_back),
 		cmocka_unit_test(test_add_and_prune),
 	};
 

@@ -970,6 +970,202 @@ test_tracker_cb_error(void **state)
 	assert_int_equal(frames_latency_tracker_new("", &t), -EINVAL);
 }
 
+/*
+ * Feeds the ring as it was at dump_at, as a snapshot captured at capture:
+ * a stale snapshot when dump_at is earlier.  Returns what the feed did.
+ */
+static int
+feed_dump(const struct model *m, struct frames_latency_tracker *t,
+	  int64_t dump_at, int64_t capture, struct sink *s)
+{
+	static char buf[16384];
+	struct frames_latency_snapshot *snap;
+	size_t len = model_dump(m, dump_at, buf, sizeof(buf));
+	int rc;
+
+	assert_int_equal(frames_latency_snapshot_parse(buf, len, &snap), 0);
+	rc = frames_latency_tracker_feed(t, capture, snap, collect, s);
+	frames_latency_snapshot_free(snap);
+	return rc;
+}
+
+/*
+ * What is normal and what goes back.  Successive snapshots overlap, and
+ * a snapshot of an earlier ring fed again (its rows all known) is only
+ * duplicates.  A snapshot of a ring so old that its frames are no longer
+ * remembered shows frames presented before what was taken: the live
+ * tracker drops them and goes on, a strict one stops at the first.
+ */
+static void
+test_tracker_goes_back(void **state)
+{
+	struct model *m = calloc(1, sizeof(*m));
+	struct sink *s = calloc(1, sizeof(*s));
+	struct sink *s2 = calloc(1, sizeof(*s2));
+	struct frames_latency_tracker *t, *strict;
+	struct frames_latency_stats st;
+	struct frames_latency_jump j;
+	int64_t base = 500 * SEC, c = 0, last_present = 0, wm;
+	size_t n, i;
+	int k;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	assert_non_null(s2);
+	model_gen(m, base, P60, 1000);
+	assert_int_equal(
+		frames_latency_tracker_new("com.foo/com.foo.Main#3", &t), 0);
+	assert_int_equal(
+		frames_latency_tracker_new("com.foo/com.foo.Main#3", &strict),
+		0);
+	frames_latency_tracker_set_strict(strict, 1);
+	for (k = 1; k <= 24; k++) {
+		c = base + (int64_t)k * 500 * MS;
+		assert_int_equal(feed_dump(m, t, c, c, s), 0);
+		assert_int_equal(feed_dump(m, strict, c, c, s2), 0);
+		/* The previous ring again, as a later file: duplicates. */
+		if (k == 12) {
+			assert_int_equal(
+				feed_dump(m, t, c - 500 * MS, c + 1, s), 0);
+			assert_int_equal(
+				feed_dump(m, strict, c - 500 * MS, c + 1, s2),
+				0);
+		}
+	}
+	frames_latency_tracker_get_stats(t, &st);
+	assert_int_equal(st.backwards, 0);
+	assert_int_equal(frames_latency_tracker_get_jump(t, &j), -ENOENT);
+	assert_int_equal(st.frames, s->n);
+	for (i = 0; i < s->n; i++)
+		if (s->f[i].present_ns > last_present)
+			last_present = s->f[i].present_ns;
+
+	/* The ring of 11.5 s earlier, fed at 12.5 s: every frame goes back. */
+	n = s->n;
+	wm = frames_latency_tracker_watermark(t);
+	assert_int_equal(feed_dump(m, t, base + 1000 * MS, c + 1, s), 0);
+	assert_int_equal(s->n, n);
+	frames_latency_tracker_get_stats(t, &st);
+	assert_int_equal(
+		st.backwards,
+		model_presented(m, base + 1000 * MS, (int64_t[1024]){0}, 1024));
+	assert_int_equal(frames_latency_tracker_get_jump(t, &j), 0);
+	assert_int_equal(j.from_ns, last_present);
+	assert_int_equal(j.to_ns, m->f[0].present);
+	assert_string_equal(j.layer, "com.foo/com.foo.Main#3");
+	/* The live tracker goes on with what comes next. */
+	c += 500 * MS;
+	assert_int_equal(feed_dump(m, t, c, c, s), 0);
+	assert_true(s->n > n);
+	assert_true(s->f[n].present_ns >= last_present);
+	assert_true(frames_latency_tracker_watermark(t) >= wm);
+
+	/* The strict one stops at the first, the watermark where it was. */
+	wm = frames_latency_tracker_watermark(strict);
+	assert_int_equal(
+		feed_dump(m, strict, base + 1000 * MS, c - 500 * MS + 1, s2),
+		-ERANGE);
+	frames_latency_tracker_get_stats(strict, &st);
+	assert_int_equal(st.backwards, 1);
+	assert_int_equal(frames_latency_tracker_watermark(strict), wm);
+	assert_int_equal(frames_latency_tracker_get_jump(strict, &j), 0);
+	assert_int_equal(j.to_ns, m->f[0].present);
+	assert_int_equal(s2->n, n);
+	frames_latency_tracker_free(strict);
+	frames_latency_tracker_free(t);
+	free(m);
+	free(s);
+	free(s2);
+}
+
+/* One presented row "desired present ready". */
+static int
+row(char *buf, size_t size, int64_t desired, int64_t present)
+{
+	return snprintf(buf, size, "%lld\t%lld\t%lld\n", (long long)desired,
+			(long long)present, (long long)(present - 4 * MS));
+}
+
+/*
+ * Two rings in one snapshot (two layers of one name print one after the
+ * other): the second ring's presents are earlier than the first's, and
+ * when a cut-off snapshot loses the second ring, its frames come in the
+ * next one, earlier than frames already emitted.  Neither goes back.
+ */
+static void
+test_tracker_two_rings(void **state)
+{
+	struct frames_latency_tracker *t;
+	struct frames_latency_snapshot *snap;
+	struct frames_latency_stats st;
+	struct sink *s = calloc(1, sizeof(*s));
+	static char buf[8192];
+	int64_t a = 80 * SEC, b = 79 * SEC;
+	size_t off;
+	int i;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(frames_latency_tracker_new("com.foo/A#0", &t), 0);
+	/* Complete: ring A (10 frames at 80 s), then ring B (5 at 79 s). */
+	off = (size_t)snprintf(buf, sizeof(buf), "16666666\n");
+	for (i = 0; i < 10; i++)
+		off += (size_t)row(buf + off, sizeof(buf) - off, a + i * P60,
+				   a + i * P60 + 30 * MS);
+	for (i = 0; i < 5; i++)
+		off += (size_t)row(buf + off, sizeof(buf) - off, b + i * P60,
+				   b + i * P60 + 30 * MS);
+	off += (size_t)snprintf(buf + off, sizeof(buf) - off, "\n");
+	snap = parse_str(buf);
+	assert_true(frames_latency_snapshot_complete(snap));
+	assert_int_equal(
+		frames_latency_tracker_feed(t, a + SEC, snap, collect, s), 0);
+	frames_latency_snapshot_free(snap);
+	assert_int_equal(s->n, 15);
+
+	/* Cut off: ring A with 10 more frames, ring B not printed. */
+	off = (size_t)snprintf(buf, sizeof(buf), "16666666\n");
+	for (i = 0; i < 20; i++)
+		off += (size_t)row(buf + off, sizeof(buf) - off, a + i * P60,
+				   a + i * P60 + 30 * MS);
+	snap = parse_str(buf);
+	assert_false(frames_latency_snapshot_complete(snap));
+	assert_int_equal(
+		frames_latency_tracker_feed(t, a + 2 * SEC, snap, collect, s),
+		0);
+	frames_latency_snapshot_free(snap);
+	assert_int_equal(s->n, 25);
+
+	/*
+	 * Complete again: ring B's new frames, latched after the first
+	 * snapshot, are presented before ring A's last one.
+	 */
+	off = (size_t)snprintf(buf, sizeof(buf), "16666666\n");
+	for (i = 0; i < 20; i++)
+		off += (size_t)row(buf + off, sizeof(buf) - off, a + i * P60,
+				   a + i * P60 + 30 * MS);
+	for (i = 0; i < 5; i++)
+		off += (size_t)row(buf + off, sizeof(buf) - off, b + i * P60,
+				   b + i * P60 + 30 * MS);
+	for (i = 0; i < 8; i++)
+		off += (size_t)row(buf + off, sizeof(buf) - off,
+				   a + 10 * P60 + 5 * MS + i * P60,
+				   a + 10 * P60 + 45 * MS + i * P60);
+	off += (size_t)snprintf(buf + off, sizeof(buf) - off, "\n");
+	snap = parse_str(buf);
+	assert_int_equal(
+		frames_latency_tracker_feed(t, a + 3 * SEC, snap, collect, s),
+		0);
+	frames_latency_snapshot_free(snap);
+	assert_int_equal(s->n, 33);
+	assert_true(s->f[25].present_ns < s->f[24].present_ns);
+	frames_latency_tracker_get_stats(t, &st);
+	assert_int_equal(st.backwards, 0);
+	frames_latency_tracker_free(t);
+	free(s);
+}
+
 static struct frames_latency_list *
 list_fixture(const char *name)
 {
@@ -1365,6 +1561,78 @@ test_dir_replay(void **state)
 	free(s);
 }
 
+/*
+ * A directory holding, after 12 s of snapshots of one layer, a copy of
+ * the previous snapshot under a later name (normal: only duplicates) and
+ * then the ring of 11 s earlier (a session recorded twice into one
+ * directory): its replay ends at that file, which and where it says.
+ */
+static void
+test_dir_goes_back(void **state)
+{
+	static const char win[] = "com.foo/com.foo.MainActivity#7";
+	struct model *m = calloc(1, sizeof(*m));
+	struct sink *s = calloc(1, sizeof(*s));
+	struct frames_latency_dir *d;
+	struct frames_latency_stats st;
+	struct frames_latency_jump j;
+	static char body[16384];
+	char dir[512], name[64], head[128];
+	int64_t base = 300 * SEC, c[26], capture, wm;
+	size_t len, n;
+	int k, rc;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	assert_int_equal(fixture_tmpdir(dir, sizeof(dir), "latency"), 0);
+	model_gen(m, base, P60, 1000);
+	fmt(head, sizeof(head), "# layer: %s\n", win);
+	for (k = 0; k < 26; k++) {
+		c[k] = base + (int64_t)(k + 1) * 500 * MS;
+		/* File 23 is 22's ring again; file 24 the ring of 1 s. */
+		len = model_dump(m,
+				 k == 23   ? c[22]
+				 : k == 24 ? base + SEC
+					   : c[k],
+				 body, sizeof(body));
+		fmt(name, sizeof(name), "%lld-0.txt", (long long)c[k]);
+		write_file(dir, name, head, body, len);
+	}
+	assert_int_equal(frames_latency_dir_open(dir, &d), 0);
+	for (k = 0; k < 24; k++) {
+		rc = frames_latency_dir_next(d, collect, s, &capture);
+		assert_int_equal(rc, 1);
+		assert_int_equal(capture, c[k]);
+	}
+	assert_int_equal(frames_latency_dir_get_jump(d, &j), -ENOENT);
+	wm = frames_latency_dir_watermark(d);
+	n = s->n;
+	assert_int_equal(frames_latency_dir_next(d, collect, s, &capture), 0);
+	assert_int_equal(frames_latency_dir_next(d, collect, s, &capture), 0);
+	assert_int_equal(s->n, n);
+	assert_int_equal(frames_latency_dir_watermark(d), wm);
+	assert_int_equal(frames_latency_dir_get_jump(d, &j), 0);
+	fmt(name, sizeof(name), "%lld-0.txt", (long long)c[24]);
+	assert_string_equal(j.file, name);
+	assert_string_equal(j.layer, win);
+	assert_int_equal(j.until_ns, wm);
+	assert_int_equal(j.to_ns, m->f[0].present);
+	assert_int_equal(j.from_ns, s->f[n - 1].present_ns);
+	frames_latency_dir_get_stats(d, &st);
+	assert_int_equal(st.backwards, 1);
+	assert_int_equal(st.snapshots, 25);
+	frames_latency_dir_free(d);
+
+	for (k = 0; k < 26; k++) {
+		fmt(name, sizeof(name), "%lld-0.txt", (long long)c[k]);
+		assert_int_equal(rm_entry(dir, name), 0);
+	}
+	assert_int_equal(rmdir(dir), 0);
+	free(m);
+	free(s);
+}
+
 int
 main(void)
 {
@@ -1387,12 +1655,15 @@ main(void)
 		cmocka_unit_test(test_tracker_gap),
 		cmocka_unit_test(test_tracker_stale_pending),
 		cmocka_unit_test(test_tracker_cb_error),
+		cmocka_unit_test(test_tracker_goes_back),
+		cmocka_unit_test(test_tracker_two_rings),
 		cmocka_unit_test(test_list_a10),
 		cmocka_unit_test(test_list_a12),
 		cmocka_unit_test(test_list_a13),
 		cmocka_unit_test(test_list_a15),
 		cmocka_unit_test(test_layer_package),
 		cmocka_unit_test(test_dir_replay),
+		cmocka_unit_test(test_dir_goes_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
