@@ -65,6 +65,12 @@
  */
 #define API_MAX_URI	    8192
 #define API_MAX_QUERY_PAIRS 64
+/*
+ * The largest request head (request line and headers) tapd reads: below
+ * the 64 KiB of memory libmicrohttpd gives a connection, past which it
+ * answers a 431 of its own in HTML.
+ */
+#define API_MAX_HEAD (32 * 1024)
 
 /*
  * A connection as the deadlines see it.  libmicrohttpd's own timeout is
@@ -228,6 +234,7 @@ static const struct api_route *
 api_begin(struct api *api, struct api_request *rq, struct MHD_Connection *conn,
 	  const char *method, const char *url)
 {
+	const union MHD_ConnectionInfo *info;
 	const struct api_route *route;
 	const char *clen;
 	int64_t n;
@@ -242,6 +249,15 @@ api_begin(struct api *api, struct api_request *rq, struct MHD_Connection *conn,
 	}
 	if (api_request__send_refusal(rq))
 		return NULL;
+	info = MHD_get_connection_info(conn,
+				       MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+	if (info && info->header_size > API_MAX_HEAD) {
+		api_request_reply_error(rq, 431, "too_large",
+					"the request head is %zu bytes, more "
+					"than the %d allowed",
+					info->header_size, API_MAX_HEAD);
+		return NULL;
+	}
 	route = api_find_route(url);
 	if (!route) {
 		api_request_reply_error(rq, 404, "not_found",

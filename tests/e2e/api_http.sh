@@ -3,9 +3,9 @@
 # sockets so that no client tidies them up.  A number written with a '+'
 # ("limit=%2B5") is a JSON 400, not 5; a path holding a control character
 # once decoded ("/v1/health%00") is a JSON 400, not /v1/health; a query
-# of hundreds of parameters is a JSON 400 and a URI over 8 KiB a JSON
-# 414, where libmicrohttpd alone would drop the connection or answer in
-# HTML.  What libmicrohttpd still answers itself (docs/tapd.8) is checked
+# of hundreds of parameters is a JSON 400, a URI over 8 KiB a JSON 414
+# and a head over 32 KiB a JSON 431, where libmicrohttpd alone would drop
+# the connection or answer in HTML.  What libmicrohttpd still answers itself (docs/tapd.8) is checked
 # to be an answer that closes the connection.  Run from the repository
 # root; BUILD names the build directory (default build).  Ends with
 # "api_http: N passed, N failed".
@@ -121,6 +121,15 @@ ask "a URI of 60 KiB is a JSON 414" "414 too_large 1" \
 ask "a URI of 8 KiB is still read (a JSON 400 for its parameter)" \
 	"400 bad_request" \
 	"GET /v1/taps?app=$(python3 -c 'print("a" * 8000)') $h"
+
+# A head over tapd's 32 KiB is a JSON 431, up to what libmicrohttpd
+# holds; one just under is read.
+big=$(python3 -c 'print("v" * 40000)')
+ask "a head of 40 KiB is a JSON 431" "431 too_large 1" \
+	"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: $big\r\nConnection: close\r\n\r\n"
+big=$(python3 -c 'print("v" * 30000)')
+ask "a head of 30 KiB is still read (200)" "200" \
+	"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: $big\r\nConnection: close\r\n\r\n"
 
 # What libmicrohttpd 0.9.75 answers before any tapd code runs: an answer
 # (HTML, docs/tapd.8), then the connection is closed.
