@@ -48,6 +48,43 @@
 #define API_TOKEN_MAX	   1024
 /* How long api_stop() lets the streams end by themselves. */
 #define API_STOP_WAIT_MS 1500
+/*
+ * A connection must deliver a whole request head this long after it
+ * opened or after its previous answer, and a request body this long
+ * after its head (docs/tapd.8, HTTP API).
+ */
+#define API_HEAD_TIMEOUT_S 10
+#define API_BODY_TIMEOUT_S 30
+/* How often the deadlines are looked at. */
+#define API_WATCH_TICK_MS 250
+/*
+ * The longest URI and the most query pairs ('&'-separated, empty ones
+ * too) tapd reads.  Both are checked on the raw URI, before
+ * libmicrohttpd parses the query into its per-connection memory, which
+ * a few hundred pairs exhaust.
+ */
+#define API_MAX_URI	    8192
+#define API_MAX_QUERY_PAIRS 64
+/*
+ * The largest request head (request line and headers) tapd reads: below
+ * the 64 KiB of memory libmicrohttpd gives a connection, past which it
+ * answers a 431 of its own in HTML.
+ */
+#define API_MAX_HEAD (32 * 1024)
+
+/*
+ * A connection as the deadlines see it.  libmicrohttpd's own timeout is
+ * an idle one that every byte resets, so a client sending a byte a second
+ * would keep its connection (and thread) for ever.
+ */
+struct api_conn {
+	struct api_conn *prev;
+	struct api_conn *next;
+	int fd;
+	int64_t since_ns; /* when the current deadline started */
+	int64_t limit_ns; /* how long it lasts; 0: none (being answered) */
+	bool cut;
+};
 
 struct api {
 	struct MHD_Daemon *mhd;
@@ -58,6 +95,16 @@ struct api {
 	int stopping;
 	int streams;
 	uint16_t port;
+	/* The deadlines' watch: the list of connections and its thread. */
+	pthread_mutex_t watch_lock;
+	pthread_cond_t watch_wake;
+	pthread_t watch_thread;
+	bool watch_init;
+	bool watch_running;
+	bool watch_stop;
+	struct api_conn *conns;
+	/* Whether a refused URI's query may be cut (see api_uri()). */
+	bool cut_query;
 };
 
 /*
@@ -187,6 +234,7 @@ static const struct api_route *
 api_begin(struct api *api, struct api_request *rq, struct MHD_Connection *conn,
 	  const char *method, const char *url)
 {
+	const union MHD_ConnectionInfo *info;
 	const struct api_route *route;
 	const char *clen;
 	int64_t n;
@@ -197,6 +245,17 @@ api_begin(struct api *api, struct api_request *rq, struct MHD_Connection *conn,
 		api_request_reply_error(rq, 401, "unauthorized",
 					"this server needs 'Authorization: "
 					"Bearer <token>' with its token");
+		return NULL;
+	}
+	if (api_request__send_refusal(rq))
+		return NULL;
+	info = MHD_get_connection_info(conn,
+				       MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+	if (info && info->header_size > API_MAX_HEAD) {
+		api_request_reply_error(rq, 431, "too_large",
+					"the request head is %zu bytes, more "
+					"than the %d allowed",
+					info->header_size, API_MAX_HEAD);
 		return NULL;
 	}
 	route = api_find_route(url);
@@ -230,6 +289,218 @@ api_begin(struct api *api, struct api_request *rq, struct MHD_Connection *conn,
 	return route;
 }
 
+/*
+ * Starts the deadline of conn's next step: limit_s to go from now, or
+ * none (0).  A connection unknown to the watch (no memory when it
+ * opened) has none.
+ */
+static void
+api_conn_arm(struct api *api, struct MHD_Connection *conn, int limit_s)
+{
+	const union MHD_ConnectionInfo *info;
+	struct api_conn *c;
+
+	info = MHD_get_connection_info(conn,
+				       MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	c = info ? info->socket_context : NULL;
+	if (!c)
+		return;
+	pthread_mutex_lock(&api->watch_lock);
+	c->since_ns = loop_now_ns();
+	c->limit_ns = (int64_t)limit_s * 1000000000LL;
+	pthread_mutex_unlock(&api->watch_lock);
+}
+
+/* Opened and closed connections join and leave the watch. */
+static void
+api_conn_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+		enum MHD_ConnectionNotificationCode code)
+{
+	const union MHD_ConnectionInfo *info;
+	struct api *api = cls;
+	struct api_conn *c = *socket_context;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		info = MHD_get_connection_info(
+			conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		/*
+		 * Without memory the connection goes unwatched: the idle
+		 * timeout still ends one that sends nothing.
+		 */
+		c = info ? calloc(1, sizeof(*c)) : NULL;
+		if (!c)
+			return;
+		c->fd = info->connect_fd;
+		c->limit_ns = (int64_t)API_HEAD_TIMEOUT_S * 1000000000LL;
+		pthread_mutex_lock(&api->watch_lock);
+		c->since_ns = loop_now_ns();
+		c->next = api->conns;
+		if (api->conns)
+			api->conns->prev = c;
+		api->conns = c;
+		pthread_mutex_unlock(&api->watch_lock);
+		*socket_context = c;
+		return;
+	}
+	if (!c)
+		return;
+	/*
+	 * libmicrohttpd says a connection is closed before it closes the
+	 * socket: once off the list, its descriptor is never shut down
+	 * again, even if a new connection gets the same number.
+	 */
+	pthread_mutex_lock(&api->watch_lock);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		api->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	pthread_mutex_unlock(&api->watch_lock);
+	free(c);
+	*socket_context = NULL;
+}
+
+/*
+ * The watch: every API_WATCH_TICK_MS, shuts down the sockets of the
+ * connections past their deadline.  The connection's own thread then
+ * reads the end of the stream and closes it the usual way.
+ */
+static void *
+api_watch(void *arg)
+{
+	struct api *api = arg;
+	struct timespec ts;
+	struct api_conn *c;
+	unsigned cut;
+	int64_t now;
+
+	pthread_mutex_lock(&api->watch_lock);
+	while (!api->watch_stop) {
+		now = loop_now_ns();
+		cut = 0;
+		for (c = api->conns; c; c = c->next) {
+			if (c->cut || !c->limit_ns ||
+			    now - c->since_ns < c->limit_ns)
+				continue;
+			shutdown(c->fd, SHUT_RDWR);
+			c->cut = true;
+			cut++;
+		}
+		if (cut)
+			log_debug("closed %u connection%s past the deadline of "
+				  "a request",
+				  cut, cut == 1 ? "" : "s");
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += API_WATCH_TICK_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&api->watch_wake, &api->watch_lock, &ts);
+	}
+	pthread_mutex_unlock(&api->watch_lock);
+	return NULL;
+}
+
+/* Whether a byte is a control character (C0 or DEL). */
+static bool
+api_is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+static int
+api_hex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Whether the first len bytes of a raw path hold a control character,
+ * as is or percent-encoded: decoded, "%00" would end the C string the
+ * handlers see, and "/v1/health%00" would be /v1/health.
+ */
+static bool
+api_path_has_control(const char *path, size_t len)
+{
+	size_t i;
+	int hi, lo;
+
+	for (i = 0; i < len; i++) {
+		if (api_is_control((unsigned char)path[i]))
+			return true;
+		if (path[i] != '%' || i + 2 >= len)
+			continue;
+		hi = api_hex(path[i + 1]);
+		lo = api_hex(path[i + 2]);
+		if (hi >= 0 && lo >= 0 &&
+		    api_is_control((unsigned char)(hi << 4 | lo)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * libmicrohttpd's first look at a request: its raw URI, as soon as the
+ * request line is in.  The request starts here, so that what only the
+ * raw URI shows is refused with the JSON error of api_begin().
+ */
+static void *
+api_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct api *api = cls;
+	struct api_request *rq;
+	const char *query;
+	size_t len, pairs, i;
+
+	/* Without memory, api_access() tries again the usual way. */
+	if (api_request__new_early(conn, &api->env, &rq) < 0)
+		return NULL;
+	if (!uri)
+		return rq;
+	len = strlen(uri);
+	query = strchr(uri, '?');
+	pairs = 0;
+	if (query) {
+		pairs = 1;
+		for (i = (size_t)(query - uri); i < len; i++)
+			pairs += uri[i] == '&';
+	}
+	if (len > API_MAX_URI)
+		api_request__refuse(rq, 414, "too_large",
+				    "the URI is %zu bytes, more than the %d "
+				    "allowed",
+				    len, API_MAX_URI);
+	else if (pairs > API_MAX_QUERY_PAIRS)
+		api_request__refuse(rq, 400, "bad_request",
+				    "the query has %zu parameters, more than "
+				    "the %d allowed",
+				    pairs, API_MAX_QUERY_PAIRS);
+	else if (api_path_has_control(uri, query ? (size_t)(query - uri) : len))
+		api_request__refuse(rq, 400, "bad_request",
+				    "the path holds a control character");
+	else
+		return rq;
+	/*
+	 * Right after this call libmicrohttpd 0.9.x parses the query into
+	 * the connection's memory pool; a query of many hundred pairs runs
+	 * it out, and the connection is then dropped without an answer.
+	 * The URI lies in the connection's read buffer, which is writable:
+	 * ending it after the '?' leaves nothing to parse, and the refusal
+	 * above is what the client hears.
+	 */
+	if (query && api->cut_query)
+		((char *)(uintptr_t)query)[1] = '\0';
+	return rq;
+}
+
 static enum MHD_Result
 api_access(void *cls, struct MHD_Connection *conn, const char *url,
 	   const char *method, const char *version, const char *upload_data,
@@ -242,15 +513,21 @@ api_access(void *cls, struct MHD_Connection *conn, const char *url,
 	int rc;
 
 	(void)version;
-	if (!rq) {
-		if (api_request__new(conn, &api->env, method, url, &rq) < 0) {
+	if (!rq || !api_request__begun(rq)) {
+		rc = rq ? api_request__begin(rq, method, url)
+			: api_request__new(conn, &api->env, method, url, &rq);
+		if (rc < 0) {
 			log_warnx("cannot serve '%s %s': out of memory", method,
 				  url);
 			return MHD_NO;
 		}
 		*con_cls = rq;
-		if (!api_begin(api, rq, conn, method, url))
+		/* The head is in: the body, if any, has its own deadline. */
+		api_conn_arm(api, conn, API_BODY_TIMEOUT_S);
+		if (!api_begin(api, rq, conn, method, url)) {
+			api_conn_arm(api, conn, 0);
 			return api_result(rq);
+		}
 		return MHD_YES;
 	}
 	/* A reply queued by the first call: the rest is only drained. */
@@ -270,6 +547,8 @@ api_access(void *cls, struct MHD_Connection *conn, const char *url,
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	/* The whole request is in: answering it has no deadline. */
+	api_conn_arm(api, conn, 0);
 	route = api_find_route(url);
 	if (!route)
 		return MHD_NO;
@@ -302,8 +581,10 @@ static void
 api_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	      enum MHD_RequestTerminationCode toe)
 {
-	(void)cls;
-	(void)conn;
+	struct api *api = cls;
+
+	/* A kept-alive connection has the head deadline for its next one. */
+	api_conn_arm(api, conn, API_HEAD_TIMEOUT_S);
 	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
 		log_debug("request ended early (termination code %d)",
 			  (int)toe);
@@ -540,11 +821,53 @@ api_log_mhd(void *cls, const char *fmt, va_list ap)
 		log_warnx("microhttpd: %s", msg);
 }
 
+static int
+api_watch_init(struct api *api)
+{
+	pthread_condattr_t attr;
+	int rc;
+
+	rc = pthread_condattr_init(&attr);
+	if (rc != 0)
+		return -rc;
+	rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (rc == 0)
+		rc = pthread_cond_init(&api->watch_wake, &attr);
+	pthread_condattr_destroy(&attr);
+	if (rc != 0)
+		return -rc;
+	rc = pthread_mutex_init(&api->watch_lock, NULL);
+	if (rc != 0) {
+		pthread_cond_destroy(&api->watch_wake);
+		return -rc;
+	}
+	api->watch_init = true;
+	return 0;
+}
+
+/* Ends the watch's thread, once the server has closed every connection. */
+static void
+api_watch_end(struct api *api)
+{
+	if (!api->watch_running)
+		return;
+	pthread_mutex_lock(&api->watch_lock);
+	api->watch_stop = true;
+	pthread_cond_signal(&api->watch_wake);
+	pthread_mutex_unlock(&api->watch_lock);
+	pthread_join(api->watch_thread, NULL);
+	api->watch_running = false;
+}
+
 static void
 api_free(struct api *api)
 {
 	if (!api)
 		return;
+	if (api->watch_init) {
+		pthread_cond_destroy(&api->watch_wake);
+		pthread_mutex_destroy(&api->watch_lock);
+	}
 	dbpool_free(api->pool);
 	if (api->token)
 		explicit_bzero(api->token, api->token_len);
@@ -582,6 +905,9 @@ api_start(const struct api_config *cfg, struct api **out)
 	api = calloc(1, sizeof(*api));
 	if (!api)
 		return -ENOMEM;
+	rc = api_watch_init(api);
+	if (rc < 0)
+		goto out;
 	if (cfg->token_file) {
 		rc = api_read_token(api, cfg->token_file);
 		if (rc < 0)
@@ -618,6 +944,7 @@ api_start(const struct api_config *cfg, struct api **out)
 	 * else half the connections leave room for a second address.
 	 */
 	per_ip = loopback ? 0 : conns / 2 ? conns / 2 : 1;
+	api->cut_query = strncmp(MHD_get_version(), "0.9.", 4) == 0;
 	errno = 0;
 	api->mhd = MHD_start_daemon(
 		flags, 0, NULL, NULL, api_access, api,
@@ -629,8 +956,9 @@ api_start(const struct api_config *cfg, struct api **out)
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)per_ip,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)timeout,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
-		MHD_OPTION_NOTIFY_COMPLETED, api_completed, NULL,
-		MHD_OPTION_END);
+		MHD_OPTION_NOTIFY_COMPLETED, api_completed, api,
+		MHD_OPTION_NOTIFY_CONNECTION, api_conn_notify, api,
+		MHD_OPTION_URI_LOG_CALLBACK, api_uri, api, MHD_OPTION_END);
 	if (!api->mhd) {
 		err = errno;
 		rc = err == EADDRINUSE || err == EACCES ||
@@ -642,6 +970,15 @@ api_start(const struct api_config *cfg, struct api **out)
 				     : strerror(err));
 		goto out;
 	}
+	err = pthread_create(&api->watch_thread, NULL, api_watch, api);
+	if (err != 0) {
+		rc = -err;
+		log_warnx("cannot start the connection watch: %s",
+			  strerror(err));
+		MHD_stop_daemon(api->mhd);
+		goto out;
+	}
+	api->watch_running = true;
 	info = MHD_get_daemon_info(api->mhd, MHD_DAEMON_INFO_BIND_PORT);
 	api->port = info ? info->port : 0;
 	log_info("serving the API on '%s' (port %u)%s", listen,
@@ -779,6 +1116,7 @@ api_stop(struct api *api)
 		nanosleep(&tick, NULL);
 	/* Requests in flight finish: it joins their threads. */
 	MHD_stop_daemon(api->mhd);
+	api_watch_end(api);
 	/* Only now, as the header says for threaded modes. */
 	if (ls != MHD_INVALID_SOCKET)
 		close(ls);

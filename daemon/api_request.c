@@ -58,6 +58,10 @@ struct api_request {
 	unsigned nheaders;
 	int replied;
 	unsigned status;
+	/* A refusal decided from the raw URI, sent once the head is in. */
+	unsigned refuse_status;
+	const char *refuse_code;
+	char refuse_msg[160];
 };
 
 /* A stream response's context: it keeps the request alive. */
@@ -97,8 +101,9 @@ api_request_collect(void *cls, enum MHD_ValueKind kind, const char *key,
 }
 
 int
-api_request__new(struct MHD_Connection *conn, const struct api_request_env *env,
-		 const char *method, const char *path, struct api_request **out)
+api_request__new_early(struct MHD_Connection *conn,
+		       const struct api_request_env *env,
+		       struct api_request **out)
 {
 	struct api_request *rq;
 
@@ -108,18 +113,84 @@ api_request__new(struct MHD_Connection *conn, const struct api_request_env *env,
 	rq->conn = conn;
 	rq->env = env;
 	rq->refs = 1;
-	rq->method = strdup(method);
-	rq->path = strdup(path);
 	rq->body = calloc(1, 1);
-	if (!rq->method || !rq->path || !rq->body) {
-		api_request__unref(rq);
+	if (!rq->body) {
+		free(rq);
 		return -ENOMEM;
 	}
-	if (conn)
-		MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND,
-					    api_request_collect, rq);
 	*out = rq;
 	return 0;
+}
+
+int
+api_request__begin(struct api_request *rq, const char *method, const char *path)
+{
+	if (rq->method)
+		return -EALREADY;
+	rq->method = strdup(method);
+	rq->path = strdup(path);
+	if (!rq->method || !rq->path) {
+		free(rq->method);
+		free(rq->path);
+		rq->method = NULL;
+		rq->path = NULL;
+		return -ENOMEM;
+	}
+	if (rq->conn)
+		MHD_get_connection_values_n(rq->conn, MHD_GET_ARGUMENT_KIND,
+					    api_request_collect, rq);
+	return 0;
+}
+
+int
+api_request__begun(const struct api_request *rq)
+{
+	return rq->method != NULL;
+}
+
+int
+api_request__new(struct MHD_Connection *conn, const struct api_request_env *env,
+		 const char *method, const char *path, struct api_request **out)
+{
+	struct api_request *rq;
+	int rc;
+
+	rc = api_request__new_early(conn, env, &rq);
+	if (rc < 0)
+		return rc;
+	rc = api_request__begin(rq, method, path);
+	if (rc < 0) {
+		api_request__unref(rq);
+		return rc;
+	}
+	*out = rq;
+	return 0;
+}
+
+void
+api_request__refuse(struct api_request *rq, unsigned status, const char *code,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	/* The first reason found is the one the client hears. */
+	if (rq->refuse_status)
+		return;
+	rq->refuse_status = status;
+	rq->refuse_code = code;
+	va_start(ap, fmt);
+	vsnprintf(rq->refuse_msg, sizeof(rq->refuse_msg), fmt, ap);
+	va_end(ap);
+}
+
+int
+api_request__send_refusal(struct api_request *rq)
+{
+	if (!rq->refuse_status)
+		return 0;
+	api_request_reply_error(rq, rq->refuse_status, rq->refuse_code, "%s",
+				rq->refuse_msg);
+	return 1;
 }
 
 void

@@ -196,6 +196,31 @@ int api_request__new(struct MHD_Connection *conn,
 		     const struct api_request_env *env, const char *method,
 		     const char *path, struct api_request **out);
 
+/*
+ * The same in two steps, for a request first seen by its raw URI (before
+ * libmicrohttpd has parsed it): new_early() makes it with no method nor
+ * path yet (0, or -ENOMEM); begin() gives them once the head is in and
+ * reads the query arguments then (0, -ENOMEM, or -EALREADY when it has
+ * begun already, which begun() tells).
+ */
+int api_request__new_early(struct MHD_Connection *conn,
+			   const struct api_request_env *env,
+			   struct api_request **out);
+int api_request__begin(struct api_request *rq, const char *method,
+		       const char *path);
+int api_request__begun(const struct api_request *rq);
+
+/*
+ * Records a refusal found before the request could be answered (in its
+ * raw URI): status, code (a static string) and message, the first one
+ * only.  send_refusal() queues it as the error reply and returns 1, or
+ * returns 0 when there is none.
+ */
+void api_request__refuse(struct api_request *rq, unsigned status,
+			 const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int api_request__send_refusal(struct api_request *rq);
+
 /* Drops a reference; the last gives the connection back and frees. */
 void api_request__unref(struct api_request *rq);
 

@@ -12,9 +12,12 @@ parse_int64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 	char *end;
 	long long v;
 
-	/* strtoll skips leading blanks and takes a sign; we want neither blank.
+	/*
+	 * strtoll skips leading blanks and takes a '+': a number is written
+	 * one way only (an optional '-', then digits), so that "+5", which
+	 * a query string spells "%2B5", is no 5 in disguise.
 	 */
-	if (!s || !*s || isspace((unsigned char)*s))
+	if (!s || !(*s == '-' || isdigit((unsigned char)*s)))
 		return -EINVAL;
 	errno = 0;
 	v = strtoll(s, &end, 10);
@@ -33,7 +36,8 @@ parse_double(const char *s, double lo, double hi, double *out)
 	char *end;
 	double v;
 
-	if (!s || !*s)
+	/* A sign is '-' or nothing, as for parse_int64(). */
+	if (!s || !*s || *s == '+')
 		return -EINVAL;
 	/* Plain decimal only: strtod would also take hex, inf and nan. */
 	for (p = s; *p; p++)

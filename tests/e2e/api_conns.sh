@@ -2,9 +2,10 @@
 # End to end: no small group of local clients can starve the API.  Every
 # adb forward client arrives as 127.0.0.1, so idle sockets, slowloris
 # senders and event-stream clients that never read, all from loopback,
-# must leave room for /v1/health; an event stream beyond the streams' own
-# cap is a JSON 503; refused connections are logged a line at a time, not
-# one line each.
+# must leave room for /v1/health; a connection that has not sent a whole
+# request head within 10 s is closed, however slowly it trickles; an
+# event stream beyond the streams' own cap is a JSON 503; refused
+# connections are logged a line at a time, not one line each.
 set -u
 build=${BUILD:-build}
 TAPD=$build/tapd
@@ -164,6 +165,101 @@ elif mode == "idle":
         out["stream_open"] = True
     except OSError:
         pass
+elif mode == "deadline":
+    # libmicrohttpd's idle timeout restarts with every byte; tapd's head
+    # deadline does not.  Three clients at once: a slowloris sending a
+    # byte a second, a POST whose body comes a byte a second (its head
+    # is in: only the longer body deadline applies), and a kept-alive
+    # connection that goes quiet after an answer.
+    out = {}
+
+    def closed_by_server(s, t0, key, limit=25.0):
+        # The server closed it when recv says end of stream or reset;
+        # a client-side timeout is a failure (None).
+        s.settimeout(max(0.1, limit - (time.monotonic() - t0)))
+        try:
+            while True:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+        except ConnectionResetError:
+            pass
+        except OSError:
+            out[key] = None
+            return
+        out[key] = round(time.monotonic() - t0, 2)
+
+    def slow_head():
+        s = conn()
+        t0 = time.monotonic()
+        text = b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: "
+        i = 0
+        s.settimeout(1.0)
+        out["slow_head"] = None
+        while time.monotonic() - t0 < 25:
+            try:
+                s.send(text[i:i + 1] if i < len(text) else b"a")
+                i += 1
+                chunk = s.recv(4096)
+            except socket.timeout:
+                continue
+            except ConnectionResetError:
+                chunk = b""
+            except OSError:
+                chunk = b""
+            if chunk:
+                # An answer is not what a half-sent head should get.
+                out["slow_head_answer"] = chunk[:40].decode("latin-1")
+                return
+            out["slow_head"] = round(time.monotonic() - t0, 2)
+            return
+
+    def slow_body():
+        s = conn()
+        t0 = time.monotonic()
+        body = b'{"name": "slow"}'
+        s.sendall(b"POST /v1/sessions/999999/stop HTTP/1.1\r\nHost: x\r\n"
+                  b"Content-Type: application/json\r\nConnection: close"
+                  b"\r\nContent-Length: %d\r\n\r\n" % len(body))
+        out["slow_body"] = None
+        try:
+            for i in range(len(body)):
+                time.sleep(0.8)
+                s.sendall(body[i:i + 1])
+            s.settimeout(5)
+            data = s.recv(4096)
+        except OSError:
+            return
+        if data.startswith(b"HTTP/1.1 "):
+            out["slow_body"] = [int(data[9:12]),
+                                round(time.monotonic() - t0, 2)]
+
+    def keepalive():
+        s = conn()
+        s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.settimeout(5)
+        data = b""
+        try:
+            while b"\r\n\r\n" not in data:
+                data += s.recv(4096)
+            head, _, rest = data.partition(b"\r\n\r\n")
+            clen = 0
+            for line in head.split(b"\r\n"):
+                if line.lower().startswith(b"content-length:"):
+                    clen = int(line.split(b":")[1])
+            while len(rest) < clen:
+                rest += s.recv(4096)
+        except OSError:
+            out["keepalive"] = None
+            return
+        closed_by_server(s, time.monotonic(), "keepalive")
+
+    threads = [threading.Thread(target=f)
+               for f in (slow_head, slow_body, keepalive)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
 elif mode == "flood":
     # Past the connection limit, then more attempts that are refused.
     out = {"held": 0, "attempts": 0}
@@ -216,6 +312,20 @@ holds "an idle connection is closed after 10 s" \
 	python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["idle_closed"]; sys.exit(not (t is not None and 8 <= t <= 13))' "$work/idle.json"
 holds "an event stream outlives the idle timeout" \
 	python3 -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))["stream_open"])' "$work/idle.json"
+
+# The head deadline: 10 s for a whole request head, whatever trickles
+# in meanwhile, then the server closes the connection (by 10.25 s; the
+# bounds leave room for a loaded machine).
+python3 "$work/hold.py" "$port" deadline >"$work/deadline.json" 2>"$work/deadline.err"
+r=$(cat "$work/deadline.json")
+detail() { printf '%s\n' "$r"; tail -n 5 "$work/deadline.err"; }
+t=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("slow_head"))' "$work/deadline.json" 2>/dev/null)
+holds "a slowloris sending a byte a second is closed by the server after 10 s (at ${t:-?} s)" \
+	python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["slow_head"]; sys.exit(not (t is not None and 9.5 <= t <= 14))' "$work/deadline.json"
+holds "a body coming a byte a second after its head is answered, past 10 s" \
+	python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["slow_body"]; sys.exit(not (b is not None and b[1] >= 11))' "$work/deadline.json"
+holds "a kept-alive connection quiet after its answer is closed after 10 s" \
+	python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["keepalive"]; sys.exit(not (t is not None and 9.5 <= t <= 14))' "$work/deadline.json"
 
 # 600 sockets pass the connection limit (512); every refused connection
 # after it must not be a line of its own.

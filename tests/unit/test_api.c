@@ -899,6 +899,40 @@ fake_request(const struct api_request_env *env, const char *const *kv)
 }
 
 /*
+ * A request seen first by its raw URI: no method nor path until it
+ * begins, and a refusal recorded then is the reply it gets, the first
+ * one recorded only.
+ */
+static void
+test_early_request(void **state)
+{
+	struct api_request_env env;
+	struct api_request *rq = NULL;
+
+	(void)state;
+	memset(&env, 0, sizeof(env));
+	assert_int_equal(api_request__new_early(NULL, &env, &rq), 0);
+	assert_false(api_request__begun(rq));
+	assert_int_equal(api_request__send_refusal(rq), 0);
+	api_request__refuse(rq, 414, "too_large", "the URI is %d bytes", 9000);
+	api_request__refuse(rq, 400, "bad_request", "second");
+	assert_int_equal(api_request__begin(rq, "GET", "/v1/health"), 0);
+	assert_true(api_request__begun(rq));
+	assert_string_equal(api_request_method(rq), "GET");
+	assert_string_equal(api_request_path(rq), "/v1/health");
+	assert_int_equal(api_request__begin(rq, "POST", "/x"), -EALREADY);
+	assert_string_equal(api_request_method(rq), "GET");
+	assert_int_equal(api_request__status(rq), 0);
+	assert_int_equal(api_request__send_refusal(rq), 1);
+	assert_int_equal(api_request__status(rq), 414);
+	api_request__unref(rq);
+
+	/* Unreferenced before it began: nothing of it is left behind. */
+	assert_int_equal(api_request__new_early(NULL, &env, &rq), 0);
+	api_request__unref(rq);
+}
+
+/*
  * Runs one getter on a request holding name=value; checks what it
  * returned and that a 400 was queued exactly when it said -EINVAL.
  */
@@ -922,7 +956,8 @@ test_param_helpers(void **state)
 	static const char *const metrics[] = {"first_frame", "settle", NULL};
 	/* Values each parser refuses with a 400, whatever its bounds. */
 	static const char *const bad_words[] = {"", "a b", "a/b", "\xc3\xa9"};
-	static const char *const bad_ints[] = {"0", "101", "4x", "", " 5"};
+	static const char *const bad_ints[] = {"0",  "101", "4x", "",	" 5",
+					       "+5", "+0",  "5 ", "\t5"};
 	static const char *const bad_lists[] = {
 		"0", "100.01", "1,2,3,4,5", "50,", ",50", "50,,90", "nan"};
 	struct api_request_env env;
@@ -1073,6 +1108,7 @@ main(void)
 		cmocka_unit_test(test_auth),
 		cmocka_unit_test(test_start_refusals),
 		cmocka_unit_test(test_param_helpers),
+		cmocka_unit_test(test_early_request),
 	};
 
 	log_init("test_api", LOG_LEVEL_ERROR);

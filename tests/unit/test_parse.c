@@ -28,6 +28,13 @@ test_int64(void **state)
 	assert_int_equal(parse_int64("4 ", 0, 100, &v), -EINVAL);
 	assert_int_equal(parse_int64("4x", 0, 100, &v), -EINVAL);
 	assert_int_equal(parse_int64("0x10", 0, 100, &v), -EINVAL);
+	/* One spelling per number: no '+', and a '-' only right before. */
+	assert_int_equal(parse_int64("+5", 0, 100, &v), -EINVAL);
+	assert_int_equal(parse_int64("+0", 0, 100, &v), -EINVAL);
+	assert_int_equal(parse_int64("-", -10, 10, &v), -EINVAL);
+	assert_int_equal(parse_int64("- 5", -10, 10, &v), -EINVAL);
+	assert_int_equal(parse_int64("-+5", -10, 10, &v), -EINVAL);
+	assert_int_equal(parse_int64("\t4", 0, 100, &v), -EINVAL);
 	assert_int_equal(parse_int64("101", 0, 100, &v), -ERANGE);
 	assert_int_equal(parse_int64("-1", 0, 100, &v), -ERANGE);
 	assert_int_equal(parse_int64("99999999999999999999", 0, INT64_MAX, &v),
@@ -53,6 +60,15 @@ test_double(void **state)
 	assert_int_equal(parse_double("1e400", 0, 1e300, &v), -ERANGE);
 	assert_int_equal(parse_double("100.01", 0, 100, &v), -ERANGE);
 	assert_int_equal(parse_double("1.5.", 0, 100, &v), -EINVAL);
+	assert_int_equal(parse_double("+5", 0, 100, &v), -EINVAL);
+	assert_int_equal(parse_double("+.5", 0, 100, &v), -EINVAL);
+	assert_true(v == 1);
+	/* An exponent keeps its sign. */
+	assert_int_equal(parse_double("1e+1", 0, 100, &v), 0);
+	assert_true(v == 10);
+	assert_int_equal(parse_double("-2.5", -10, 100, &v), 0);
+	assert_true(v == -2.5);
+	v = 1;
 	assert_true(v == 1);
 }
 
