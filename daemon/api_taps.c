@@ -153,8 +153,8 @@ int
 api_taps_get(struct api_request *rq)
 {
 	static const char *const ctypes[] = {
-		"application/json",
-		"application/x-ndjson",
+		"application/json; charset=utf-8",
+		"application/x-ndjson; charset=utf-8",
 		"text/csv; charset=utf-8; header=present",
 	};
 	struct taps_query q;
