@@ -69,7 +69,8 @@ cmd_tail_event(void *arg, const char *type, const char *id, const char *data,
 		missed = cJSON_GetObjectItemCaseSensitive(tap, "missed");
 		table_clean(type, text, sizeof(text));
 		if (cJSON_IsNumber(missed))
-			cmd_err("fell behind: the server skipped %.0f taps",
+			cmd_err("warning: %.0f taps missed: the server no "
+				"longer has them",
 				missed->valuedouble);
 		else
 			cmd_err("event '%s' from the server", text);
