@@ -467,6 +467,17 @@ http_headers_with(const struct http *h, const char *header, int *failed)
 	return list;
 }
 
+/* Frees a list of http_headers_with(), its token copy wiped first. */
+static void
+http_headers_free(struct curl_slist *list)
+{
+	struct curl_slist *l;
+
+	for (l = list; l != NULL; l = l->next)
+		memset(l->data, 0, strlen(l->data));
+	curl_slist_free_all(list);
+}
+
 int
 http_stream_header(struct http *h, const char *path, const char *header,
 		   http_sink sink, void *ctx, uint64_t max,
@@ -493,7 +504,7 @@ http_stream_header(struct http *h, const char *path, const char *header,
 	if (header != NULL)
 		headers = http_headers_with(h, header, &failed);
 	if (failed || (url = http_full_url(h, path)) == NULL) {
-		curl_slist_free_all(headers);
+		http_headers_free(headers);
 		http_fail(resp, HTTP_BROKEN, "out of memory");
 		return -EIO;
 	}
@@ -513,7 +524,7 @@ http_stream_header(struct http *h, const char *path, const char *header,
 	/* The handle keeps the list's address: it must not point at freed. */
 	if (headers != NULL)
 		curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, h->get_headers);
-	curl_slist_free_all(headers);
+	http_headers_free(headers);
 	if (rc == CURLE_OK && !x.streaming && resp->body == NULL) {
 		resp->body = calloc(1, 1);
 		if (resp->body == NULL) {

@@ -3,7 +3,10 @@
  * routing and its JSON errors, the headers every reply carries, body
  * limits, parameters, bearer auth, the refusals of api_start, sessions
  * started through a control served by another thread (the ingest thread
- * of tapd run), and the event stream, its pings and its end at shutdown.
+ * of tapd run), and the event stream: tap ids as event ids, its pings,
+ * Last-Event-ID answered from the database (a reader the ring left
+ * behind too, deleted taps called missed, a server without a ring
+ * polling the file), and its end at shutdown.
  */
 #include <arpa/inet.h>
 #include <errno.h>
