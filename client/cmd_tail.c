@@ -3,9 +3,12 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include "arg.h"
 #include "cmd.h"
 #include "cmd_taps.h"
 #include "http.h"
@@ -13,16 +16,47 @@
 #include "sse.h"
 #include "table.h"
 
+/* How long tail tries to get a stream back, unless --retry-for says. */
+#define CMD_TAIL_RETRY_FOR_S 300
+/* The first delay before reconnecting, until the server sends retry:. */
+#define CMD_TAIL_RETRY_MS 2000
+/* Failed attempts double the delay, up to this. */
+#define CMD_TAIL_BACKOFF_MAX_MS 30000
+
+enum { TAIL_RETRY_FOR, TAIL_N };
+
+static const struct opt_spec cmd_tail_opts[TAIL_N] = {
+	[TAIL_RETRY_FOR] = {.name = "retry-for",
+			    .kind = OPT_INT,
+			    .lo = 0,
+			    .hi = 86400 * 366,
+			    .arg = "S"},
+};
+
 struct cmd_tail {
 	struct cmd_ctx *ctx;
 	struct sse *sse;
 	int bad;	/* an event that is not a tap object */
 	int out_failed; /* stdout is gone */
 	unsigned long lines;
+	/* The event id of the last tap printed, "" before one. */
+	char last_id[SSE_MAX_ID + 1];
 };
 
+/* Whether id is one to send back as Last-Event-ID: a decimal. */
 static int
-cmd_tail_event(void *arg, const char *type, const char *data, size_t len)
+cmd_tail_is_id(const char *id)
+{
+	const char *p;
+
+	for (p = id; *p >= '0' && *p <= '9'; p++)
+		;
+	return p != id && *p == '\0' && p - id <= 19;
+}
+
+static int
+cmd_tail_event(void *arg, const char *type, const char *id, const char *data,
+	       size_t len)
 {
 	struct cmd_tail *tl = arg;
 	const cJSON *missed;
@@ -35,7 +69,8 @@ cmd_tail_event(void *arg, const char *type, const char *data, size_t len)
 		missed = cJSON_GetObjectItemCaseSensitive(tap, "missed");
 		table_clean(type, text, sizeof(text));
 		if (cJSON_IsNumber(missed))
-			cmd_err("fell behind: the server skipped %.0f taps",
+			cmd_err("warning: %.0f taps missed: the server no "
+				"longer has them",
 				missed->valuedouble);
 		else
 			cmd_err("event '%s' from the server", text);
@@ -71,6 +106,12 @@ cmd_tail_event(void *arg, const char *type, const char *data, size_t len)
 	}
 	cJSON_Delete(tap);
 	tl->lines++;
+	/*
+	 * Where a reconnection resumes: after the last tap printed, so that
+	 * none is lost and none printed twice.
+	 */
+	if (cmd_tail_is_id(id))
+		snprintf(tl->last_id, sizeof(tl->last_id), "%s", id);
 	/* One line per tap, as it comes, even into a pipe. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		tl->out_failed = 1;
@@ -90,21 +131,81 @@ cmd_tail_sink(void *arg, const char *data, size_t len)
 void
 cmd_tail_usage(FILE *f)
 {
-	opt_synopsis(f, "tail", NULL, 0, NULL);
+	opt_synopsis(f, "tail", cmd_tail_opts, TAIL_N, NULL);
+}
+
+static int64_t
+cmd_tail_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sleeps ms, or less when a stop signal comes. */
+static void
+cmd_tail_sleep(int64_t ms, const volatile sig_atomic_t *stop)
+{
+	struct timespec slice = {0, 100 * 1000 * 1000};
+	int64_t end = cmd_tail_now_ms() + ms;
+
+	while (!*stop && cmd_tail_now_ms() < end)
+		nanosleep(&slice, NULL);
+}
+
+/*
+ * The delay before the next attempt: the server's retry (or our
+ * default), doubled for each attempt that failed since the last stream,
+ * within the cap.
+ */
+static int64_t
+cmd_tail_delay(const struct cmd_tail *tl, unsigned failures)
+{
+	int64_t ms = sse_retry_ms(tl->sse);
+
+	if (ms < 0)
+		ms = CMD_TAIL_RETRY_MS;
+	while (failures-- > 0 && ms < CMD_TAIL_BACKOFF_MAX_MS)
+		ms *= 2;
+	return ms < CMD_TAIL_BACKOFF_MAX_MS ? ms : CMD_TAIL_BACKOFF_MAX_MS;
+}
+
+/* Says, for the warning line, why the stream is gone. */
+static void
+cmd_tail_why(const struct http_response *r, int rc, char *buf, size_t size)
+{
+	if (rc == 0 && r->status >= 200 && r->status < 300)
+		snprintf(buf, size, "the server ended the event stream");
+	else if (rc == 0)
+		snprintf(buf, size, "HTTP %ld", r->status);
+	else if (r->status >= 200 && r->status < 300)
+		snprintf(buf, size, "the event stream broke: %s", r->error);
+	else
+		snprintf(buf, size, "no event stream: %s", r->error);
 }
 
 int
 cmd_tail(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const volatile sig_atomic_t *stop;
+	const char *values[TAIL_N];
 	struct http_response r;
 	struct cmd_tail tl;
+	int64_t retry_for = CMD_TAIL_RETRY_FOR_S, lost_ms = 0, now, delay;
+	unsigned failures = 0;
+	char header[sizeof("Last-Event-ID: ") + SSE_MAX_ID], why[384];
+	int rc, next, streamed, connected = 0;
 	long idle;
-	int rc, next;
 
 	memset(&r, 0, sizeof(r));
-	if (opt_parse("tail", NULL, 0, argc, argv, NULL, &next) < 0 ||
+	if (opt_parse("tail", cmd_tail_opts, TAIL_N, argc, argv, values,
+		      &next) < 0 ||
 	    opt_end("tail", argc, argv, next) < 0)
+		return CMD_EXIT_USAGE;
+	if (values[TAIL_RETRY_FOR] != NULL &&
+	    arg_int64(values[TAIL_RETRY_FOR], cmd_tail_opts[TAIL_RETRY_FOR].lo,
+		      cmd_tail_opts[TAIL_RETRY_FOR].hi, &retry_for) < 0)
 		return CMD_EXIT_USAGE;
 	memset(&tl, 0, sizeof(tl));
 	tl.ctx = ctx;
@@ -118,28 +219,86 @@ cmd_tail(struct cmd_ctx *ctx, int argc, char **argv)
 	 */
 	idle = ctx->timeout_s > 60 ? ctx->timeout_s : 60;
 	stop = cmd_catch_signals();
-	rc = http_stream(ctx->http, "/v1/events", cmd_tail_sink, &tl, 0, stop,
-			 idle, &r);
-	if (rc < 0 && r.fail == HTTP_ABORTED) {
-		if (tl.out_failed)
-			rc = cmd_flush(CMD_EXIT_OK);
-		else if (tl.bad)
-			rc = cmd_shape(ctx, "an event that is not a tap");
-		else if (*stop)
-			rc = CMD_EXIT_OK;
+	for (;;) {
+		http_response_release(&r);
+		sse_restart(tl.sse);
+		snprintf(header, sizeof(header), "Last-Event-ID: %s",
+			 tl.last_id);
+		rc = http_stream_header(ctx->http, "/v1/events",
+					tl.last_id[0] ? header : NULL,
+					cmd_tail_sink, &tl, 0, stop, idle, &r);
+		if (*stop || (rc < 0 && r.fail == HTTP_ABORTED)) {
+			if (tl.out_failed)
+				rc = cmd_flush(CMD_EXIT_OK);
+			else if (tl.bad)
+				rc = cmd_shape(ctx,
+					       "an event that is not a tap");
+			else if (*stop)
+				rc = CMD_EXIT_OK;
+			else
+				rc = cmd_shape(ctx,
+					       "an event stream line too long");
+			goto out;
+		}
+		streamed = r.status >= 200 && r.status < 300;
+		if (streamed && !cmd_content_type_is(&r, "text/event-stream")) {
+			rc = cmd_shape(ctx, "not an event stream");
+			goto out;
+		}
+		/*
+		 * Refusals are for good, but a server with too many streams
+		 * (503) may have room later.
+		 */
+		if (rc == 0 && !streamed && r.status != 503) {
+			rc = cmd_outcome(ctx, rc, &r);
+			goto out;
+		}
+		now = cmd_tail_now_ms();
+		if (streamed) {
+			connected = 1;
+			failures = 0;
+			lost_ms = now;
+		} else {
+			failures++;
+		}
+		/* A first connection that fails is a wrong URL, not a restart.
+		 */
+		if (!connected || retry_for == 0) {
+			if (rc == 0 && streamed) {
+				cmd_err("the server ended the event stream");
+				rc = cmd_flush(CMD_EXIT_OK);
+			} else {
+				rc = cmd_outcome(ctx, rc, &r);
+			}
+			goto out;
+		}
+		if (now - lost_ms >= retry_for * 1000) {
+			cmd_err("no event stream for %lld s: giving up",
+				(long long)retry_for);
+			rc = cmd_outcome(ctx, rc, &r);
+			if (rc == CMD_EXIT_OK)
+				rc = CMD_EXIT_CONNECT;
+			goto out;
+		}
+		delay = cmd_tail_delay(&tl, failures);
+		if (delay > retry_for * 1000 - (now - lost_ms))
+			delay = retry_for * 1000 - (now - lost_ms);
+		cmd_tail_why(&r, rc, why, sizeof(why));
+		if (tl.last_id[0])
+			cmd_err("warning: %s; reconnecting in %.1f s, after "
+				"tap "
+				"%s",
+				why, (double)delay / 1000, tl.last_id);
 		else
-			rc = cmd_shape(ctx, "an event stream line too long");
-		goto out;
+			cmd_err("warning: %s; reconnecting in %.1f s", why,
+				(double)delay / 1000);
+		fflush(stdout);
+		cmd_tail_sleep(delay, stop);
+		if (*stop) {
+			rc = CMD_EXIT_OK;
+			goto out;
+		}
 	}
-	if ((rc = cmd_outcome(ctx, rc, &r)) != CMD_EXIT_OK)
-		goto out;
-	if (!cmd_content_type_is(&r, "text/event-stream")) {
-		rc = cmd_shape(ctx, "not an event stream");
-		goto out;
-	}
-	/* The server ended the stream: it is shutting down. */
-	cmd_err("the server ended the event stream");
-	rc = cmd_flush(CMD_EXIT_OK);
 out:
 	sse_free(tl.sse);
 	http_response_release(&r);

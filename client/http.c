@@ -450,11 +450,49 @@ http_stream(struct http *h, const char *path, http_sink sink, void *ctx,
 	    uint64_t max, const volatile sig_atomic_t *stop, long idle_s,
 	    struct http_response *resp)
 {
+	return http_stream_header(h, path, NULL, sink, ctx, max, stop, idle_s,
+				  resp);
+}
+
+/* The headers of every GET, and header after them (NULL: none added). */
+static struct curl_slist *
+http_headers_with(const struct http *h, const char *header, int *failed)
+{
+	struct curl_slist *list = NULL;
+	const struct curl_slist *l;
+
+	for (l = h->get_headers; l != NULL; l = l->next)
+		list = http_header(list, l->data, failed);
+	list = http_header(list, header, failed);
+	return list;
+}
+
+/* Frees a list of http_headers_with(), its token copy wiped first. */
+static void
+http_headers_free(struct curl_slist *list)
+{
+	struct curl_slist *l;
+
+	for (l = list; l != NULL; l = l->next)
+		memset(l->data, 0, strlen(l->data));
+	curl_slist_free_all(list);
+}
+
+int
+http_stream_header(struct http *h, const char *path, const char *header,
+		   http_sink sink, void *ctx, uint64_t max,
+		   const volatile sig_atomic_t *stop, long idle_s,
+		   struct http_response *resp)
+{
+	struct curl_slist *headers = NULL;
 	struct http_xfer x;
+	int failed = 0;
 	CURLcode rc;
 	char *url;
 
 	http_response_init(resp);
+	if (header != NULL && http_has_control(header))
+		return -EINVAL;
 	memset(&x, 0, sizeof(x));
 	x.curl = h->curl;
 	x.resp = resp;
@@ -463,11 +501,16 @@ http_stream(struct http *h, const char *path, http_sink sink, void *ctx,
 	x.ctx = ctx;
 	x.max_stream = max;
 	x.stop = stop;
-	if ((url = http_full_url(h, path)) == NULL) {
+	if (header != NULL)
+		headers = http_headers_with(h, header, &failed);
+	if (failed || (url = http_full_url(h, path)) == NULL) {
+		http_headers_free(headers);
 		http_fail(resp, HTTP_BROKEN, "out of memory");
 		return -EIO;
 	}
 	rc = http_setup(h, url, &x);
+	if (rc == CURLE_OK && headers != NULL)
+		rc = curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, headers);
 	if (rc == CURLE_OK && idle_s > 0) {
 		/* Less than a byte a second for idle_s: the server is gone. */
 		rc = curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
@@ -478,6 +521,10 @@ http_stream(struct http *h, const char *path, http_sink sink, void *ctx,
 	if (rc == CURLE_OK)
 		rc = curl_easy_perform(h->curl);
 	free(url);
+	/* The handle keeps the list's address: it must not point at freed. */
+	if (headers != NULL)
+		curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, h->get_headers);
+	http_headers_free(headers);
 	if (rc == CURLE_OK && !x.streaming && resp->body == NULL) {
 		resp->body = calloc(1, 1);
 		if (resp->body == NULL) {

@@ -98,6 +98,17 @@ int http_stream(struct http *h, const char *path, http_sink sink, void *ctx,
 		uint64_t max, const volatile sig_atomic_t *stop, long idle_s,
 		struct http_response *resp);
 
+/*
+ * As http_stream(), with one more request header: header is a whole
+ * "Name: value" line without its end (tail's Last-Event-ID), or NULL for
+ * none.  Returns as http_stream(); -EINVAL for a header with a control
+ * character.
+ */
+int http_stream_header(struct http *h, const char *path, const char *header,
+		       http_sink sink, void *ctx, uint64_t max,
+		       const volatile sig_atomic_t *stop, long idle_s,
+		       struct http_response *resp);
+
 /* Frees what resp holds; it can be reused.  NULL is a no-op. */
 void http_response_release(struct http_response *resp);
 

@@ -14,6 +14,8 @@ struct sse {
 	size_t data_len;
 	int have_data;
 	char type[64];
+	char id[SSE_MAX_ID + 1];
+	long retry_ms; /* -1 until a retry field comes */
 };
 
 int
@@ -31,6 +33,7 @@ sse_new(sse_event_fn fn, void *ctx, struct sse **out)
 	}
 	p->fn = fn;
 	p->ctx = ctx;
+	p->retry_ms = -1;
 	*out = p;
 	return 0;
 }
@@ -52,12 +55,33 @@ sse_dispatch(struct sse *p)
 
 	if (p->have_data) {
 		p->data[p->data_len] = '\0';
-		rc = p->fn(p->ctx, p->type, p->data, p->data_len);
+		rc = p->fn(p->ctx, p->type, p->id, p->data, p->data_len);
 	}
 	p->data_len = 0;
 	p->have_data = 0;
 	p->type[0] = '\0';
 	return rc;
+}
+
+/*
+ * A retry field: ASCII digits only, else ignored, as the standard says;
+ * a value past a day is taken as a day.
+ */
+static void
+sse_retry(struct sse *p, const char *value, size_t len)
+{
+	long ms = 0;
+	size_t i;
+
+	if (len == 0)
+		return;
+	for (i = 0; i < len; i++) {
+		if (value[i] < '0' || value[i] > '9')
+			return;
+		if (ms < 86400000L)
+			ms = ms * 10 + (value[i] - '0');
+	}
+	p->retry_ms = ms < 86400000L ? ms : 86400000L;
 }
 
 /* One complete line, without its end. */
@@ -98,6 +122,15 @@ sse_line(struct sse *p)
 			value_len = sizeof(p->type) - 1;
 		memcpy(p->type, value, value_len);
 		p->type[value_len] = '\0';
+	} else if (name_len == 2 && memcmp(p->line, "id", 2) == 0) {
+		/* As the standard says, an id holding a NUL is ignored. */
+		if (value_len <= SSE_MAX_ID &&
+		    !memchr(value, '\0', value_len)) {
+			memcpy(p->id, value, value_len);
+			p->id[value_len] = '\0';
+		}
+	} else if (name_len == 5 && memcmp(p->line, "retry", 5) == 0) {
+		sse_retry(p, value, value_len);
 	}
 	return 0;
 }
@@ -129,4 +162,20 @@ sse_feed(struct sse *p, const char *buf, size_t len)
 		p->line[p->line_len++] = c;
 	}
 	return 0;
+}
+
+void
+sse_restart(struct sse *p)
+{
+	p->line_len = 0;
+	p->skip_lf = 0;
+	p->data_len = 0;
+	p->have_data = 0;
+	p->type[0] = '\0';
+}
+
+long
+sse_retry_ms(const struct sse *p)
+{
+	return p->retry_ms;
 }

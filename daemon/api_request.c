@@ -571,6 +571,33 @@ api_request_store(struct api_request *rq, struct store **st)
 	return 0;
 }
 
+void
+api_request_store_release(struct api_request *rq)
+{
+	if (!rq->store)
+		return;
+	dbpool_put(rq->env->pool, rq->store);
+	rq->store = NULL;
+}
+
+int
+api_request_store_try(struct api_request *rq, int timeout_ms, struct store **st)
+{
+	int rc;
+
+	if (rq->store) {
+		*st = rq->store;
+		return 0;
+	}
+	if (!rq->env->pool)
+		return -ENOENT;
+	rc = dbpool_get(rq->env->pool, timeout_ms, &rq->store);
+	if (rc < 0)
+		return rc;
+	*st = rq->store;
+	return 0;
+}
+
 struct status *
 api_request_status(const struct api_request *rq)
 {

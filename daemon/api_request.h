@@ -92,6 +92,20 @@ const char *api_request_body(const struct api_request *rq, size_t *len);
  */
 int api_request_store(struct api_request *rq, struct store **st);
 
+/*
+ * For a stream, which reads the database now and then for as long as it
+ * lasts rather than once: api_request_store_release() gives the
+ * connection of api_request_store() back to the pool (a no-op when none
+ * is held), so that an open stream holds none between its reads, and
+ * api_request_store_try() checks one out again for the next read,
+ * waiting up to timeout_ms.  It queues no reply when it fails, since a
+ * stream's reply is long gone: -ETIMEDOUT when every connection stayed
+ * busy, -ENOENT when the server has no database.
+ */
+void api_request_store_release(struct api_request *rq);
+int api_request_store_try(struct api_request *rq, int timeout_ms,
+			  struct store **st);
+
 /* The server's shared objects (any may be NULL: see api_config). */
 struct status *api_request_status(const struct api_request *rq);
 struct events *api_request_events(const struct api_request *rq);

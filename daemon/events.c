@@ -13,18 +13,27 @@
 /* More would only hold memory no reader could be that far behind. */
 #define EVENTS_MAX_CAPACITY (1u << 20)
 
+/* One tap of the ring. */
+struct events_slot {
+	int64_t id;
+	char *json;
+};
+
 /*
- * A ring of the last capacity events: event number seq lives in
- * ring[seq % capacity] while seq >= head - count.  Readers copy out under
- * the lock, so the publisher may free an old slot at any time.
+ * A ring of the last capacity taps: the n-th published (from 0) lives in
+ * ring[n % capacity] while n >= total - count, so the taps held are in id
+ * order.  Readers copy out under the lock, so the publisher may free an
+ * old slot at any time.
  */
 struct events {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	char **ring;
+	struct events_slot *ring;
 	unsigned capacity;
-	uint64_t head;	/* the next sequence number */
-	uint64_t count; /* events held, <= capacity */
+	uint64_t total;	    /* taps published */
+	uint64_t count;	    /* taps held, <= capacity */
+	int64_t last_id;    /* of the newest published, 0 before any */
+	int64_t dropped_id; /* of the newest dropped from the ring, or 0 */
 	bool shutdown;
 };
 
@@ -81,7 +90,7 @@ events_free(struct events *ev)
 	if (!ev)
 		return;
 	for (i = 0; i < ev->capacity; i++)
-		free(ev->ring[i]);
+		free(ev->ring[i].json);
 	free(ev->ring);
 	pthread_cond_destroy(&ev->cond);
 	pthread_mutex_destroy(&ev->lock);
@@ -89,51 +98,87 @@ events_free(struct events *ev)
 }
 
 int
-events_publish(struct events *ev, const char *json)
+events_publish(struct events *ev, int64_t id, const char *json)
 {
-	char *copy, *old;
-	size_t slot;
+	struct events_slot *slot;
+	char *copy, *old = NULL;
+	int rc = 0;
 
-	if (!json)
+	if (!json || id <= 0)
 		return -EINVAL;
 	/* Copied outside the lock: readers never wait for malloc. */
 	copy = strdup(json);
 	if (!copy)
 		return -ENOMEM;
 	pthread_mutex_lock(&ev->lock);
-	slot = ev->head % ev->capacity;
-	old = ev->ring[slot];
-	ev->ring[slot] = copy;
-	ev->head++;
-	if (ev->count < ev->capacity)
+	/*
+	 * Readers find their place by id: one out of order would be skipped
+	 * by some and sent twice to others.
+	 */
+	if (id <= ev->last_id) {
+		old = copy;
+		rc = -EINVAL;
+		goto out;
+	}
+	slot = &ev->ring[ev->total % ev->capacity];
+	if (ev->count == ev->capacity)
+		ev->dropped_id = slot->id;
+	else
 		ev->count++;
+	old = slot->json;
+	slot->id = id;
+	slot->json = copy;
+	ev->total++;
+	ev->last_id = id;
 	pthread_cond_broadcast(&ev->cond);
+out:
 	pthread_mutex_unlock(&ev->lock);
 	free(old);
-	return 0;
+	return rc;
 }
 
-uint64_t
-events_head(struct events *ev)
+int64_t
+events_last_id(struct events *ev)
 {
-	uint64_t head;
+	int64_t id;
 
 	pthread_mutex_lock(&ev->lock);
-	head = ev->head;
+	id = ev->last_id;
 	pthread_mutex_unlock(&ev->lock);
-	return head;
+	return id;
+}
+
+/*
+ * The position (from 0, as in total) of the first tap held with an id
+ * above after, or total when there is none.  Called with the lock held.
+ */
+static uint64_t
+events_find(const struct events *ev, int64_t after)
+{
+	uint64_t lo = ev->total - ev->count, hi = ev->total, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (ev->ring[mid % ev->capacity].id > after)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
 }
 
 int
-events_wait(struct events *ev, uint64_t *seq, int timeout_ms, char **json,
+events_wait(struct events *ev, int64_t *after, int timeout_ms, char **json,
 	    uint64_t *missed)
 {
+	const struct events_slot *slot;
 	struct timespec deadline;
-	uint64_t oldest;
+	uint64_t pos, dropped;
+	int64_t oldest;
 	char *copy;
 	int rc;
 
-	if (!seq || !json || !missed)
+	if (!after || !json || !missed)
 		return -EINVAL;
 	if (timeout_ms < 0)
 		timeout_ms = 0;
@@ -144,25 +189,38 @@ events_wait(struct events *ev, uint64_t *seq, int timeout_ms, char **json,
 			rc = -ESHUTDOWN;
 			break;
 		}
-		oldest = ev->head - ev->count;
-		if (*seq < oldest) {
-			*missed = oldest - *seq;
-			*seq = oldest;
+		if (ev->dropped_id > *after) {
+			/*
+			 * The ring is full whenever it has dropped one, so
+			 * the oldest kept exists.  The store's ids are
+			 * consecutive, so the ids between are the taps
+			 * lost; no more than were dropped, though, for a
+			 * reader from far back.
+			 */
+			oldest =
+				ev->ring[(ev->total - ev->count) % ev->capacity]
+					.id;
+			dropped = ev->total - ev->count;
+			*missed = (uint64_t)(oldest - *after - 1);
+			if (*missed > dropped)
+				*missed = dropped;
+			*after = oldest - 1;
 			rc = -ENOBUFS;
 			break;
 		}
-		if (*seq < ev->head) {
-			copy = strdup(ev->ring[*seq % ev->capacity]);
+		pos = events_find(ev, *after);
+		if (pos < ev->total) {
+			slot = &ev->ring[pos % ev->capacity];
+			copy = strdup(slot->json);
 			if (!copy) {
 				rc = -ENOMEM;
 				break;
 			}
 			*json = copy;
-			(*seq)++;
+			*after = slot->id;
 			rc = 1;
 			break;
 		}
-		/* A seq beyond head simply waits until it is published. */
 		if (pthread_cond_timedwait(&ev->cond, &ev->lock, &deadline) ==
 		    ETIMEDOUT) {
 			rc = 0;

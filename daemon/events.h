@@ -1,9 +1,15 @@
 /*
  * The stream of finalized taps, for /v1/events (server-sent events): the
- * ingest thread publishes each tap once it is committed, as a JSON text;
- * any number of readers follow it from where they joined.  A bounded ring:
- * a reader that falls more than the ring behind is told how many it
- * missed rather than blocking the publisher.
+ * ingest thread publishes each tap once it is committed, as a JSON text
+ * under its database id; any number of readers follow it, each from the
+ * id it has reached.  A bounded ring: a reader that falls more than the
+ * ring behind is told so (and can read the rest from the database)
+ * rather than blocking the publisher.
+ *
+ * Ids only grow: the store gives them in commit order (AUTOINCREMENT), and
+ * the ring refuses one that is not above the last.  A reader's position
+ * is the id of the last tap it has, so a position is the same before and
+ * after a daemon restart, in the ring and in the database alike.
  */
 #ifndef TAPD_EVENTS_H
 #define TAPD_EVENTS_H
@@ -20,22 +26,27 @@ int events_new(unsigned capacity, struct events **out);
 void events_free(struct events *ev);
 
 /*
- * Publishes one tap (json is copied; one line, no newline).  Never blocks
- * on readers.  Returns 0 or -ENOMEM.
+ * Publishes the tap stored as id (json is copied; one line, no newline).
+ * Never blocks on readers.  Returns 0, -EINVAL for a NULL json or an id
+ * that is not above every id published before (or not positive), or
+ * -ENOMEM.
  */
-int events_publish(struct events *ev, const char *json);
+int events_publish(struct events *ev, int64_t id, const char *json);
 
-/* The sequence number the next publish will get; a new reader starts here. */
-uint64_t events_head(struct events *ev);
+/* The id of the last tap published, 0 before any. */
+int64_t events_last_id(struct events *ev);
 
 /*
- * Waits up to timeout_ms for the event with sequence number *seq.  Returns
- * 1 and copies it (NUL-terminated, malloc'd, caller frees) into *json,
- * advancing *seq; 0 on timeout; -ESHUTDOWN once events_shutdown() was
- * called; -ENOBUFS when *seq fell out of the ring (then *seq is moved to
- * the oldest kept event and *missed says how many were lost).
+ * Waits up to timeout_ms for the first tap published with an id above
+ * *after.  Returns 1, copies its JSON (NUL-terminated, malloc'd, caller
+ * frees) into *json and sets *after to its id; 0 on timeout; -ESHUTDOWN
+ * once events_shutdown() was called; -ENOBUFS when taps above *after
+ * have left the ring already: then *missed says how many (counted by id,
+ * at most the number the ring dropped) and *after is moved to just below
+ * the oldest tap kept, where a reader that cannot read them elsewhere
+ * goes on.
  */
-int events_wait(struct events *ev, uint64_t *seq, int timeout_ms, char **json,
+int events_wait(struct events *ev, int64_t *after, int timeout_ms, char **json,
 		uint64_t *missed);
 
 /* Wakes every reader for good: their waits return -ESHUTDOWN. */

@@ -35,6 +35,12 @@ struct pending {
 	char *app;
 };
 
+/* A tap stored and not yet committed: its id and JSON, for the stream. */
+struct publish {
+	int64_t id;
+	char *text;
+};
+
 struct pipeline {
 	struct pipeline_config cfg;
 	struct touch *touch;
@@ -54,7 +60,7 @@ struct pipeline {
 	int have_wall;
 	int64_t wall_offset;
 
-	char **publish; /* JSON of taps stored, not yet committed */
+	struct publish *publish; /* taps stored, not yet committed */
 	size_t npublish, cap_publish;
 
 	struct pipeline_stats st;
@@ -222,8 +228,9 @@ keep_tap(struct pipeline *p, const struct store_tap *tap,
 	struct store_frame *fr = nresp ? frames : NULL;
 	cJSON *json = NULL;
 	int64_t id = 0;
-	char *text, **q;
+	struct publish *q;
 	size_t i, cap;
+	char *text;
 	int rc;
 
 	/* A response burst rarely has more than a few dozen frames. */
@@ -262,7 +269,9 @@ keep_tap(struct pipeline *p, const struct store_tap *tap,
 		p->publish = q;
 		p->cap_publish = cap;
 	}
-	p->publish[p->npublish++] = text;
+	p->publish[p->npublish].id = id;
+	p->publish[p->npublish].text = text;
+	p->npublish++;
 	return 0;
 }
 
@@ -278,8 +287,9 @@ pipeline_flush(struct pipeline *p)
 	for (i = 0; i < p->npublish; i++) {
 		/* A tap that did not reach the file is not announced. */
 		if (rc == 0)
-			events_publish(p->cfg.events, p->publish[i]);
-		cJSON_free(p->publish[i]);
+			events_publish(p->cfg.events, p->publish[i].id,
+				       p->publish[i].text);
+		cJSON_free(p->publish[i].text);
 	}
 	p->npublish = 0;
 	return rc;
@@ -543,7 +553,7 @@ pipeline_free(struct pipeline *p)
 		free(p->pending[i].app);
 	free(p->pending);
 	for (i = 0; i < p->npublish; i++)
-		cJSON_free(p->publish[i]);
+		cJSON_free(p->publish[i].text);
 	free(p->publish);
 	for (i = 0; i < p->napps; i++) {
 		free(p->apps[i].app);

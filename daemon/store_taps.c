@@ -341,6 +341,32 @@ store_taps_walk(struct store *st, const struct store_filter *f,
 }
 
 int
+store_taps_last_id(struct store *st, int64_t *id)
+{
+	static const char sql[] = "SELECT max(id) FROM taps";
+	sqlite3_stmt *stmt = NULL;
+	int rc;
+
+	if (!st || !id)
+		return -EINVAL;
+	rc = sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL);
+	if (rc != SQLITE_OK)
+		return store__db_fail(st->db, rc, "prepare a query");
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		/* max() of no rows is NULL, which reads as 0. */
+		*id = sqlite3_column_int64(stmt, 0);
+		rc = 0;
+	} else {
+		rc = store__db_fail(st->db,
+				    rc == SQLITE_DONE ? SQLITE_ERROR : rc,
+				    "read the last tap id");
+	}
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+int
 store_taps_count(struct store *st, const struct store_filter *f, int64_t *n)
 {
 	sqlite3_stmt *stmt = NULL;

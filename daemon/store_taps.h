@@ -43,6 +43,13 @@ int store_taps_walk(struct store *st, const struct store_filter *f,
 		    enum store_order order, int64_t limit, store_tap_cb cb,
 		    void *ctx);
 
+/*
+ * The id of the newest tap (the largest: ids only grow), 0 when there is
+ * none.  One look at the end of the table's b-tree, cheap enough to ask
+ * often.  Returns 0 and sets *id, or a negative errno.
+ */
+int store_taps_last_id(struct store *st, int64_t *id);
+
 /* Counts the taps that match f.  Returns 0 and sets *n, or an errno. */
 int store_taps_count(struct store *st, const struct store_filter *f,
 		     int64_t *n);

@@ -180,7 +180,14 @@ expect_error "start a session on a read-only server" 409 conflict \
 holds "409 says why" grep -q 'read-only' "$work/body"
 expect_error "stop a session on a read-only server" 409 conflict \
 	-X POST "$url/v1/sessions/1/stop"
-expect_error "events on a read-only server" 409 conflict "$url/v1/events"
+# A read-only server streams events too, from the database it follows.
+curl -s -N --max-time 2 -o "$work/body" -D "$work/head" "$url/v1/events"
+holds "events on a read-only server: a stream" \
+	grep -qi '^content-type: text/event-stream' "$work/head"
+holds "events on a read-only server: it opens with retry" \
+	grep -q '^retry: 2000$' "$work/body"
+expect_error "events with a bad Last-Event-ID" 400 bad_request \
+	-H 'Last-Event-ID: x1' "$url/v1/events"
 
 code=$(req "$url/v1/sessions")
 holds "sessions: 200" [ "$code" = 200 ]

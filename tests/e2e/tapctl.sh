@@ -307,7 +307,15 @@ expect "session without a subcommand" 1 session
 expect "session frob" 1 session frob
 
 # ---- tail ----
-expect "tail on a read-only serve" 3 tail
+expect "tail --retry-for abc" 1 tail --retry-for abc
+expect "tail --retry-for -1" 1 tail --retry-for -1
+# A read-only serve streams from its database: tail stays connected,
+# prints no tap stored before it started, and stops cleanly on SIGINT.
+timeout -s INT --preserve-status 3 "$TAPCTL" --url "$url" tail \
+	>"$work/out" 2>"$work/err"
+check "tail on a read-only serve: exit 0 on SIGINT" 0 "$?"
+check "tail on a read-only serve: nothing printed" "" \
+	"$(cat "$work/out" "$work/err")"
 
 # ---- exit 2: nothing listening ----
 # The port of a server that has just stopped: free, and nothing on it.

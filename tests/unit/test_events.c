@@ -1,7 +1,8 @@
 /*
- * Tests of the event ring: order and sequence numbers, a slow reader told
- * what it missed, timeouts, and readers on other threads, woken by new
- * events and for good by shutdown.
+ * Tests of the event ring: taps kept and found by their database ids, a
+ * slow reader told what it missed, ids that must grow, timeouts, and
+ * readers on other threads, woken by new events and for good by
+ * shutdown.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -19,30 +20,31 @@
 #include "events.h"
 #include "fixture.h"
 
+/* Publishes ids from..from+n-1, each as {"n":id}. */
 static void
-publish_n(struct events *ev, unsigned from, unsigned n)
+publish_n(struct events *ev, int64_t from, unsigned n)
 {
 	char json[32];
-	unsigned i;
+	int64_t id;
 
-	for (i = from; i < from + n; i++) {
-		snprintf(json, sizeof(json), "{\"n\":%u}", i);
-		assert_int_equal(events_publish(ev, json), 0);
+	for (id = from; id < from + n; id++) {
+		snprintf(json, sizeof(json), "{\"n\":%lld}", (long long)id);
+		assert_int_equal(events_publish(ev, id, json), 0);
 	}
 }
 
-/* Waits for one event and checks it is {"n":want}. */
+/* Waits for the tap after *after and checks it is id want, {"n":want}. */
 static void
-expect_event(struct events *ev, uint64_t *seq, unsigned want)
+expect_event(struct events *ev, int64_t *after, int64_t want)
 {
 	char expected[32], *json = NULL;
-	uint64_t missed = 0, before = *seq;
+	uint64_t missed = 0;
 
-	snprintf(expected, sizeof(expected), "{\"n\":%u}", want);
-	assert_int_equal(events_wait(ev, seq, 0, &json, &missed), 1);
+	snprintf(expected, sizeof(expected), "{\"n\":%lld}", (long long)want);
+	assert_int_equal(events_wait(ev, after, 0, &json, &missed), 1);
 	assert_non_null(json);
 	assert_string_equal(json, expected);
-	assert_int_equal(*seq, before + 1);
+	assert_int_equal(*after, want);
 	free(json);
 }
 
@@ -50,27 +52,79 @@ static void
 test_order(void **state)
 {
 	struct events *ev = NULL;
-	uint64_t seq, missed;
 	char *json = NULL;
-	unsigned i;
+	uint64_t missed;
+	int64_t after, i;
 
 	(void)state;
 	assert_int_equal(events_new(8, &ev), 0);
-	assert_int_equal(events_head(ev), 0);
-	seq = events_head(ev);
+	assert_int_equal(events_last_id(ev), 0);
+	after = events_last_id(ev);
 	/* Nothing yet: a timeout, with nothing written. */
-	assert_int_equal(events_wait(ev, &seq, 10, &json, &missed), 0);
+	assert_int_equal(events_wait(ev, &after, 10, &json, &missed), 0);
 	assert_null(json);
-	assert_int_equal(seq, 0);
-	publish_n(ev, 0, 5);
-	assert_int_equal(events_head(ev), 5);
-	for (i = 0; i < 5; i++)
-		expect_event(ev, &seq, i);
-	assert_int_equal(events_wait(ev, &seq, 0, &json, &missed), 0);
+	assert_int_equal(after, 0);
+	publish_n(ev, 1, 5);
+	assert_int_equal(events_last_id(ev), 5);
+	for (i = 1; i <= 5; i++)
+		expect_event(ev, &after, i);
+	assert_int_equal(events_wait(ev, &after, 0, &json, &missed), 0);
+	assert_int_equal(after, 5);
 	/* A reader joining now sees only what comes next. */
-	seq = events_head(ev);
-	publish_n(ev, 5, 1);
-	expect_event(ev, &seq, 5);
+	after = events_last_id(ev);
+	publish_n(ev, 6, 1);
+	expect_event(ev, &after, 6);
+	/* Any position is a place to start: the taps after it, in order. */
+	after = 3;
+	expect_event(ev, &after, 4);
+	expect_event(ev, &after, 5);
+	events_free(ev);
+}
+
+/*
+ * A position is a tap id, whoever published the taps up to it: a reader
+ * that had id 41 from a daemon before this one goes on at the first tap
+ * above it, and ids that skip (taps of another writer, read from the
+ * database) are no loss while nothing left the ring.
+ */
+static void
+test_ids(void **state)
+{
+	struct events *ev = NULL;
+	char *json = NULL;
+	uint64_t missed = 0;
+	int64_t after;
+
+	(void)state;
+	assert_int_equal(events_new(4, &ev), 0);
+	assert_int_equal(events_publish(ev, 42, "{\"n\":42}"), 0);
+	assert_int_equal(events_publish(ev, 50, "{\"n\":50}"), 0);
+	after = 41;
+	expect_event(ev, &after, 42);
+	expect_event(ev, &after, 50);
+	after = 0;
+	expect_event(ev, &after, 42);
+	after = 45;
+	expect_event(ev, &after, 50);
+	/* A position past the last waits for what comes above it. */
+	after = 60;
+	assert_int_equal(events_wait(ev, &after, 0, &json, &missed), 0);
+	publish_n(ev, 51, 10);
+	assert_int_equal(events_wait(ev, &after, 0, &json, &missed), 0);
+	publish_n(ev, 61, 1);
+	expect_event(ev, &after, 61);
+	/* Ids only grow: the same one again, or a lower one, is refused. */
+	assert_int_equal(events_publish(ev, 61, "{}"), -EINVAL);
+	assert_int_equal(events_publish(ev, 7, "{}"), -EINVAL);
+	assert_int_equal(events_publish(ev, 0, "{}"), -EINVAL);
+	assert_int_equal(events_publish(ev, -3, "{}"), -EINVAL);
+	assert_int_equal(events_last_id(ev), 61);
+	/* And the refused ones left the ring as it was. */
+	after = 57;
+	expect_event(ev, &after, 58);
+	expect_event(ev, &after, 59);
+	expect_event(ev, &after, 60);
+	expect_event(ev, &after, 61);
 	events_free(ev);
 }
 
@@ -78,25 +132,42 @@ static void
 test_slow_reader(void **state)
 {
 	struct events *ev = NULL;
-	uint64_t seq = 0, missed = 0;
+	uint64_t missed = 0;
 	char *json = NULL;
+	int64_t after = 0;
 
 	(void)state;
 	assert_int_equal(events_new(4, &ev), 0);
-	/* 10 events through a ring of 4: the first 6 are gone. */
-	publish_n(ev, 0, 10);
-	assert_int_equal(events_wait(ev, &seq, 0, &json, &missed), -ENOBUFS);
+	/* Ids 1..10 through a ring of 4: 1 to 6 are gone. */
+	publish_n(ev, 1, 10);
+	assert_int_equal(events_wait(ev, &after, 0, &json, &missed), -ENOBUFS);
 	assert_null(json);
 	assert_int_equal(missed, 6);
-	assert_int_equal(seq, 6);
-	expect_event(ev, &seq, 6);
-	expect_event(ev, &seq, 7);
-	/* Falling behind again in the middle. */
-	publish_n(ev, 10, 5);
-	assert_int_equal(events_wait(ev, &seq, 0, &json, &missed), -ENOBUFS);
+	assert_int_equal(after, 6);
+	expect_event(ev, &after, 7);
+	expect_event(ev, &after, 8);
+	/* Falling behind again in the middle: 9, 10 and 11 are gone. */
+	publish_n(ev, 11, 5);
+	assert_int_equal(events_wait(ev, &after, 0, &json, &missed), -ENOBUFS);
 	assert_int_equal(missed, 3);
-	assert_int_equal(seq, 11);
-	expect_event(ev, &seq, 11);
+	assert_int_equal(after, 11);
+	expect_event(ev, &after, 12);
+	/*
+	 * A reader whose position is older than anything this ring had
+	 * (Last-Event-ID from before a restart) is told of what the ring
+	 * dropped, not of every id since its own.
+	 */
+	events_free(ev);
+	assert_int_equal(events_new(4, &ev), 0);
+	publish_n(ev, 101, 10);
+	after = 3;
+	assert_int_equal(events_wait(ev, &after, 0, &json, &missed), -ENOBUFS);
+	assert_int_equal(missed, 6);
+	assert_int_equal(after, 106);
+	expect_event(ev, &after, 107);
+	/* One still in the ring goes on without a word. */
+	after = 107;
+	expect_event(ev, &after, 108);
 	events_free(ev);
 }
 
@@ -104,7 +175,8 @@ static void
 test_bad_args(void **state)
 {
 	struct events *ev = NULL;
-	uint64_t seq = 0, missed;
+	uint64_t missed;
+	int64_t after = 0;
 	char *json;
 
 	(void)state;
@@ -112,10 +184,11 @@ test_bad_args(void **state)
 	assert_null(ev);
 	/* 0 is the default capacity: 1024 events are kept. */
 	assert_int_equal(events_new(0, &ev), 0);
-	assert_int_equal(events_publish(ev, NULL), -EINVAL);
-	publish_n(ev, 0, 1025);
-	assert_int_equal(events_wait(ev, &seq, 0, &json, &missed), -ENOBUFS);
+	assert_int_equal(events_publish(ev, 1, NULL), -EINVAL);
+	publish_n(ev, 1, 1025);
+	assert_int_equal(events_wait(ev, &after, 0, &json, &missed), -ENOBUFS);
 	assert_int_equal(missed, 1);
+	assert_int_equal(after, 1);
 	assert_int_equal(events_wait(ev, NULL, 0, &json, &missed), -EINVAL);
 	events_free(ev);
 	events_free(NULL);
@@ -125,14 +198,14 @@ static void
 test_timeout(void **state)
 {
 	struct events *ev = NULL;
-	uint64_t seq = 0, missed;
+	int64_t after = 0, t0, dt;
 	char *json = NULL;
-	int64_t t0, dt;
+	uint64_t missed;
 
 	(void)state;
 	assert_int_equal(events_new(4, &ev), 0);
 	t0 = fixture_now_ms();
-	assert_int_equal(events_wait(ev, &seq, 150, &json, &missed), 0);
+	assert_int_equal(events_wait(ev, &after, 150, &json, &missed), 0);
 	dt = fixture_now_ms() - t0;
 	assert_true(dt >= 145);
 	assert_true(dt < 2000);
@@ -141,7 +214,7 @@ test_timeout(void **state)
 
 struct reader {
 	struct events *ev;
-	uint64_t seq;
+	int64_t after;
 	unsigned want;	  /* events to read */
 	unsigned got;	  /* read in order */
 	unsigned errors;  /* out of order or malformed */
@@ -159,13 +232,13 @@ reader_main(void *arg)
 
 	for (;;) {
 		json = NULL;
-		rc = events_wait(r->ev, &r->seq, 5000, &json, &missed);
+		rc = events_wait(r->ev, &r->after, 5000, &json, &missed);
 		if (rc != 1) {
 			r->end_rc = rc;
 			break;
 		}
-		snprintf(expected, sizeof(expected), "{\"n\":%u}", r->got);
-		if (strcmp(json, expected) != 0)
+		snprintf(expected, sizeof(expected), "{\"n\":%u}", r->got + 1);
+		if (strcmp(json, expected) != 0 || r->after != r->got + 1)
 			r->errors++;
 		r->got++;
 		free(json);
@@ -190,12 +263,12 @@ test_threads(void **state)
 	for (i = 0; i < 3; i++) {
 		memset(&r[i], 0, sizeof(r[i]));
 		r[i].ev = ev;
-		r[i].seq = events_head(ev);
+		r[i].after = events_last_id(ev);
 		assert_int_equal(
 			pthread_create(&th[i], NULL, reader_main, &r[i]), 0);
 	}
 	for (i = 0; i < n; i++) {
-		publish_n(ev, i, 1);
+		publish_n(ev, i + 1, 1);
 		/* Now and then, let the readers catch up and sleep. */
 		if (i % 500 == 0)
 			nanosleep(&pause, NULL);
@@ -213,8 +286,8 @@ test_threads(void **state)
 		assert_true(r[i].ended_ms - shut_ms < 1000);
 	}
 	/* After shutdown, every wait fails at once, even with events left. */
-	r[0].seq = 0;
-	assert_int_equal(events_wait(ev, &r[0].seq, 1000, &(char *){NULL},
+	r[0].after = 0;
+	assert_int_equal(events_wait(ev, &r[0].after, 1000, &(char *){NULL},
 				     &(uint64_t){0}),
 			 -ESHUTDOWN);
 	events_free(ev);
@@ -225,6 +298,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_ids),
 		cmocka_unit_test(test_slow_reader),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_timeout),

@@ -455,6 +455,46 @@ test_read_transaction(void **state)
 	store_close(ro);
 }
 
+/*
+ * The newest id, which /v1/events starts a stream at: 0 for no taps, and
+ * never an id given before, even once the newest row is deleted.
+ */
+static void
+test_last_id(void **state)
+{
+	struct store *st, *ro;
+	struct store_tap t;
+	char path[600];
+	int64_t session, id = -1;
+
+	(void)state;
+	fixture_path(path, sizeof(path), "last.db");
+	assert_int_equal(store_open(path, 0, &st), 0);
+	assert_int_equal(store_taps_last_id(st, &id), 0);
+	assert_int_equal(id, 0);
+	store_close(st);
+	ro = reader("last-filled.db", &session);
+	assert_int_equal(store_taps_last_id(ro, &id), 0);
+	assert_int_equal(id, 7);
+	store_close(ro);
+	fixture_path(path, sizeof(path), "last-filled.db");
+	assert_int_equal(store_open(path, 0, &st), 0);
+	assert_int_equal(sqlite3_exec(store__sqlite(st),
+				      "DELETE FROM taps WHERE id >= 6", NULL,
+				      NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(store_taps_last_id(st, &id), 0);
+	assert_int_equal(id, 5);
+	t = tap_of("com.c", "tap", "ok", DAY0);
+	assert_int_equal(store_insert(st, &t, NULL, 0, &id), 0);
+	assert_int_equal(id, 8);
+	assert_int_equal(store_commit(st), 0);
+	assert_int_equal(store_taps_last_id(st, &id), 0);
+	assert_int_equal(id, 8);
+	assert_int_equal(store_taps_last_id(st, NULL), -EINVAL);
+	store_close(st);
+}
+
 int
 main(void)
 {
@@ -466,6 +506,7 @@ main(void)
 		cmocka_unit_test(test_apps_and_scan),
 		cmocka_unit_test(test_sessions_and_info),
 		cmocka_unit_test(test_read_transaction),
+		cmocka_unit_test(test_last_id),
 	};
 
 	log_init("test_store_taps", LOG_LEVEL_WARN);
