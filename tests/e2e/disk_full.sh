@@ -241,4 +241,41 @@ else
 fi
 room
 
+# 5. run on a database it can open but not write: another reader keeps
+# its -shm, so the open needs no room, the run's row does.  It starts,
+# degraded, and records its run once there is room.
+if ! start_server "$work/reader.out" "$TAPD" serve --db "$mnt/batch.db" \
+	--listen 127.0.0.1:0; then
+	ko "a reader of the database" "$(cat "$work/reader.out.err")"
+	finish
+fi
+reader=$pid
+fill
+if start_server "$work/run.out" "$TAPD" run --db "$mnt/batch.db" \
+	--listen 127.0.0.1:0 --sysroot "$work/empty" --frames none \
+	--foreground none </dev/null; then
+	ok "run starts on a database it cannot write"
+	holds "run's warning says disk full" \
+		grep -q "running without a run recorded in '$mnt/batch.db': disk full (ENOSPC)" \
+		"$work/run.out.err"
+	holds "health: run's store is degraded" \
+		wait_for 5 store_health_is degraded
+	room
+	holds "health: run's store is up once there is room" \
+		wait_for 10 store_health_is up
+	live_runs() {
+		[ "$(q "$mnt/batch.db" "SELECT count(*) FROM runs WHERE mode = 'live'")" = 1 ]
+	}
+	holds "the live run is recorded once there is room" wait_for 5 live_runs
+	stop_server "$pid"
+	check "run stops: exit 0" 0 "$status"
+	check "the live run is ended" 1 \
+		"$(q "$mnt/batch.db" "SELECT count(ended_ns) FROM runs WHERE mode = 'live'")"
+else
+	ko "run starts on a database it cannot write" \
+		"$(cat "$work/run.out.err")"
+fi
+stop_server "$reader"
+room
+
 finish
