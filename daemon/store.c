@@ -545,8 +545,12 @@ store_migrate(struct store *st)
 	}
 	return 0;
 rollback:
-	/* It fails harmlessly when SQLite has already rolled back. */
-	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	/*
+	 * Only when SQLite has not rolled back already (as on a full disk):
+	 * a ROLLBACK with no transaction would log a spurious error.
+	 */
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
 }
 
@@ -618,7 +622,10 @@ store_free(struct store *st)
 	free(st);
 }
 
-/* The first id the writer gives, read under no lock: see store__begin(). */
+/*
+ * The first id the writer gives; each batch reads it again under the write
+ * lock (store_write.c).
+ */
 static int
 store_read_next_id(struct store *st)
 {
