@@ -112,6 +112,9 @@ if ! start_server "$work/live.out" "$TAPD" replay --session "$dir" \
 	finish
 fi
 live=$pid
+# The event stream, from the start: each tap once, with its stored id.
+curl -s -N --max-time 90 "$url/v1/events" >"$work/events.txt" 2>/dev/null &
+events=$!
 holds "health: the store is up before the disk fills" \
 	store_health_is up
 holds "a first tap is stored" wait_for 20 taps_in "$mnt/live.db" 1
@@ -148,11 +151,23 @@ check "no tap stored twice" "$total" \
 	"$(q "$mnt/live.db" 'SELECT count(DISTINCT t_up_ns) FROM taps')"
 holds "the summary counts every tap stored" \
 	grep -q "^stored     $total rows" "$work/live.out"
+event_ids() {
+	sed -n 's/^data: //p' "$work/events.txt" | jq -r .id | sort -n
+}
+q "$mnt/live.db" 'SELECT id FROM taps ORDER BY id' >"$work/live.ids"
+all_announced() {
+	[ "$(event_ids | wc -l)" -ge "$total" ]
+}
+wait_for 5 all_announced
+event_ids >"$work/events.ids"
+holds "the event stream announced every tap once, with its stored id" \
+	cmp -s "$work/live.ids" "$work/events.ids"
 code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 \
 	-X POST -d '{"name": "room"}' "$url/v1/sessions")
 check "POST /v1/sessions with room again: 201" 201 "$code"
 stop_server "$live"
 check "the paced replay stops: exit 0" 0 "$status"
+wait "$events" 2>/dev/null
 check "its run is ended" "1|1" \
 	"$(q "$mnt/live.db" 'SELECT count(*), count(ended_ns) FROM runs')"
 holds "no cannot rollback" \
