@@ -668,14 +668,12 @@ store_rewrite(struct store *st)
 	n = st->nheld;
 	store__held_clear(st);
 	st->full = false;
-	if (st->dropped)
-		log_warnx("'%s' has room again: %zu taps held in memory are "
-			  "written; %" PRIu64 " were dropped while it was full",
-			  st->path, n, st->dropped);
+	if (n == 0 && st->dropped == 0)
+		log_warnx("'%s' has room again", st->path);
 	else
-		log_warnx("'%s' has room again: %zu taps held in memory are "
-			  "written",
-			  st->path, n);
+		log_warnx("'%s' has room again: taps held in memory written: "
+			  "%zu, dropped since the start: %" PRIu64,
+			  st->path, n, st->dropped);
 	return 0;
 }
 

@@ -9,7 +9,7 @@
 # started on a full disk, run and replay say "disk full" and serve still
 # answers.  Needs root (mount); without it the checks are skipped, and
 # counted as skipped.  Run from the repository root; BUILD names the build
-# directory (default build).
+# directory (default build); KEEP=1 keeps the scratch directory.
 set -u
 
 BUILD=${BUILD:-build}
@@ -35,7 +35,7 @@ need_tools sqlite3 jq curl fallocate
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tapd-disk-full.XXXXXX") || exit 1
 mnt=$work/mnt
-trap 'stop_servers; umount "$mnt" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'stop_servers; umount "$mnt" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 mkdir -p "$mnt"
 if ! mount -t tmpfs -o size=2048k tmpfs "$mnt" 2>"$work/mount.err"; then
 	echo "skip the disk-full checks: cannot mount a tmpfs:" \
@@ -134,9 +134,10 @@ check "the 507 is JSON with its code" insufficient_storage \
 holds "the 507 says the disk is full" \
 	grep -q 'disk is full' <(jq -r .error.message "$work/post.json")
 held() {
-	health | jq -r .sources.store.detail | grep -q '[1-9][0-9]* taps held'
+	health | jq -r .sources.store.detail |
+		grep -q "\([${1:-1}-9]\|[1-9][0-9]\+\) taps held"
 }
-holds "taps are held in memory while the disk is full" wait_for 15 held
+holds "taps are held in memory while the disk is full" wait_for 15 held 2
 during=$(q "$mnt/live.db" 'SELECT count(*) FROM taps')
 check "nothing is written while the disk is full" "$before" "$during"
 room
