@@ -784,6 +784,8 @@ store_open(const char *path, unsigned flags, struct store **out)
 	 * full size, and on a full disk it cannot grow.  Opened read-only,
 	 * the -shm SQLite has just made is left alone and the WAL index
 	 * kept in the reader's own memory: slower, but the taps are served.
+	 * A process with a writer never gets here: its readers share the
+	 * writer's -shm, at full size since the writer opened.
 	 */
 	uri = store_readonly_shm_uri(path);
 	if (!uri)
