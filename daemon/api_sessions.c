@@ -285,6 +285,21 @@ api_sessions_parse_name(struct api_request *rq, cJSON **doc, const char **name)
 	return 0;
 }
 
+/*
+ * 507 Insufficient Storage: the writer's disk is full, which a client can
+ * neither fix nor retry away at once, unlike a 500.
+ */
+static int
+api_sessions_disk_full(struct api_request *rq, const char *what)
+{
+	api_request_reply_error(rq, 507, "insufficient_storage",
+				"cannot %s: the database's disk is full "
+				"(ENOSPC); taps are held in memory until "
+				"there is room",
+				what);
+	return -ENOSPC;
+}
+
 /* The reply to a control call that did not get served. */
 static int
 api_sessions_call_failed(struct api_request *rq, int rc)
@@ -338,6 +353,9 @@ api_sessions_start(struct api_request *rq)
 		goto out;
 	case -EROFS:
 		rc = api_sessions_read_only(rq);
+		goto out;
+	case -ENOSPC:
+		rc = api_sessions_disk_full(rq, "start a session");
 		goto out;
 	default:
 		api_request_reply_error(rq, 500, "internal",
@@ -457,6 +475,8 @@ api_sessions_stop(struct api_request *rq)
 		return req.rc;
 	case -EROFS:
 		return api_sessions_read_only(rq);
+	case -ENOSPC:
+		return api_sessions_disk_full(rq, "stop the session");
 	default:
 		api_request_reply_error(rq, 500, "internal",
 					"cannot stop session %" PRId64 ": %s",

@@ -73,6 +73,9 @@ struct live {
 	struct pipeline_config pcfg;
 	int pidfd;
 	int need_maintain;
+	/* The run; 0 while a full disk keeps it from being recorded. */
+	int64_t run_id;
+	char *source;
 };
 
 void
@@ -174,9 +177,12 @@ static int
 on_source(void *ctx, uint32_t events)
 {
 	struct live_watch *w = ctx;
+	int rc;
 
 	(void)events;
-	return source_dispatch(w->src, w->l->pipe);
+	rc = source_dispatch(w->src, w->l->pipe);
+	/* A gesture dropped on a full disk is counted by the store. */
+	return rc == -ENOSPC ? 0 : rc;
 }
 
 static int
@@ -231,6 +237,42 @@ fill_status(struct status_snapshot *s, void *ctx)
 		source_fill_status(l->src[i], s);
 }
 
+/*
+ * What /v1/health says of the store: degraded while its disk is full (or
+ * it is in the fallback place), else up.
+ */
+static void
+report_store(struct live *l)
+{
+	char why[160];
+
+	if (store_health(l->store, why, sizeof(why)))
+		status_set_source(l->status, STATUS_SOURCE_STORE,
+				  STATUS_HEALTH_DEGRADED, "sqlite", "'%s': %s",
+				  l->db, why);
+	else if (l->dd && l->dd->fallback)
+		status_set_source(l->status, STATUS_SOURCE_STORE,
+				  STATUS_HEALTH_DEGRADED, "sqlite",
+				  "using '%s': %s", l->db, l->dd->why);
+	else
+		status_set_source(l->status, STATUS_SOURCE_STORE,
+				  STATUS_HEALTH_UP, "sqlite", "'%s'", l->db);
+}
+
+/*
+ * Records the run once the disk has room, when it was full at the start:
+ * only after a write succeeded, so that a full disk is not tried more
+ * than the store's own retries do.
+ */
+static void
+begin_run_late(struct live *l)
+{
+	if (l->run_id || store_full(l->store))
+		return;
+	if (store_begin_run(l->store, "live", l->source, &l->run_id) == 0)
+		log_info("running (run %" PRId64 ")", l->run_id);
+}
+
 /* The heartbeat: finalize, commit, announce, tell the sources, health. */
 static int
 on_tick(void *ctx)
@@ -243,16 +285,26 @@ on_tick(void *ctx)
 
 	sc.l = l;
 	sc.frames_wm = frames_watermark(l);
-	rc = pipeline_advance(l->pipe, sc.frames_wm, now - INPUT_LAG_NS);
+	/*
+	 * A tap dropped on a full disk (the store counts it) stops one
+	 * pass; each pass takes one tap at least, so this ends.
+	 */
+	do
+		rc = pipeline_advance(l->pipe, sc.frames_wm,
+				      now - INPUT_LAG_NS);
+	while (rc == -ENOSPC);
+	begin_run_late(l);
 	if (rc == 0)
 		rc = pipeline_flush(l->pipe);
 	if (rc == 0)
 		rc = store_tick(l->store, now);
-	if (rc < 0)
+	/* A full disk is the store's to report, once, not every tick. */
+	if (rc < 0 && rc != -ENOSPC)
 		log_warnx("cannot store taps: %s", strerror(-rc));
 	for (i = 0; i < l->n_src; i++)
 		source_tick(l->src[i], l->pipe);
 	status_update(l->status, fill_status, &sc);
+	report_store(l);
 	/* Out of memory is the one failure a daemon cannot ride out. */
 	return rc == -ENOMEM ? rc : 0;
 }
@@ -280,8 +332,10 @@ on_retention_timer(void *ctx)
 
 	cutoff = loop_realtime_ns() - (int64_t)l->o->retain_days * DAY_NS;
 	rc = store_retain(l->store, cutoff, RETENTION_BATCH, &deleted);
+	/* On a full disk it waits for the held taps to be written. */
 	if (rc < 0) {
-		log_warnx("retention failed: %s", strerror(-rc));
+		if (rc != -ENOSPC)
+			log_warnx("retention failed: %s", strerror(-rc));
 		return 0;
 	}
 	if (deleted > 0) {
@@ -569,7 +623,10 @@ finish(struct live *l)
 
 	drain_sources(l);
 	now = loop_now_ns();
-	rc = pipeline_finish(l->pipe, frames_watermark(l), now);
+	/* As in on_tick(): a dropped tap ends one pass, not the finish. */
+	do
+		rc = pipeline_finish(l->pipe, frames_watermark(l), now);
+	while (rc == -ENOSPC);
 	if (rc == 0)
 		rc = pipeline_flush(l->pipe);
 	if (rc == 0)
@@ -602,8 +659,7 @@ live_run(const struct live_options *o)
 {
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	struct live l;
-	char *source = NULL, *stats = NULL;
-	int64_t run_id = 0;
+	char *stats = NULL;
 	int running = 0;
 	size_t i;
 	int rc;
@@ -641,8 +697,13 @@ live_run(const struct live_options *o)
 	if (rc < 0)
 		goto out;
 	rc = store_open(l.db, 0, &l.store);
-	if (rc < 0)
+	if (rc < 0) {
+		if (rc == -ENOSPC)
+			log_error("cannot open the database '%s': disk full "
+				  "(ENOSPC); free some space and start again",
+				  l.db);
 		goto out;
+	}
 	/*
 	 * The API answers while the sources start (getprop, the first
 	 * perfetto session, the first foreground sample take time on a slow
@@ -653,30 +714,37 @@ live_run(const struct live_options *o)
 	rc = start_api(&l);
 	if (rc < 0)
 		goto out;
-	if (l.dd && l.dd->fallback)
-		status_set_source(l.status, STATUS_SOURCE_STORE,
-				  STATUS_HEALTH_DEGRADED, "sqlite",
-				  "using '%s': %s", l.db, l.dd->why);
-	else
-		status_set_source(l.status, STATUS_SOURCE_STORE,
-				  STATUS_HEALTH_UP, "sqlite", "'%s'", l.db);
+	report_store(&l);
 	rc = start_sources(&l);
 	if (rc < 0)
 		goto out;
-	if (asprintf(&source, "input=%s frames=%s foreground=%s", o->input,
+	if (asprintf(&l.source, "input=%s frames=%s foreground=%s", o->input,
 		     o->frames, o->foreground) < 0) {
-		source = NULL;
+		l.source = NULL;
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = store_begin_run(l.store, "live", source, &run_id);
+	/*
+	 * A database that opens on a full disk still measures: the taps are
+	 * held in memory, and the run is recorded once there is room.
+	 */
+	rc = store_begin_run(l.store, "live", l.source, &l.run_id);
+	if (rc == -ENOSPC) {
+		log_warnx("running without a run recorded in '%s': disk full "
+			  "(ENOSPC); taps are held in memory until there is "
+			  "room",
+			  l.db);
+		rc = 0;
+	}
 	if (rc < 0)
 		goto out;
 	running = 1;
+	report_store(&l);
 	rc = watch(&l);
 	if (rc < 0)
 		goto out;
-	log_info("running (run %" PRId64 ")", run_id);
+	if (l.run_id)
+		log_info("running (run %" PRId64 ")", l.run_id);
 	rc = loop_run(l.loop);
 	if (rc < 0)
 		log_error("the event loop failed: %s", strerror(-rc));
@@ -684,11 +752,26 @@ out:
 	if (running) {
 		int frc = finish(&l);
 
-		if (frc < 0)
+		if (frc < 0 && frc != -ENOSPC)
 			log_error("cannot store the last taps: %s",
 				  strerror(-frc));
 		stats = stats_json(&l);
-		store_end_run(l.store, stats);
+		if (l.run_id)
+			store_end_run(l.store, stats);
+		/*
+		 * On a disk still full the held taps are lost: said, and
+		 * the exit status is not 0, so a supervisor sees it.
+		 */
+		frc = store_drain(l.store);
+		if (frc < 0) {
+			log_error("stopped without storing every tap in '%s': "
+				  "%s",
+				  l.db,
+				  frc == -ENOSPC ? "disk full (ENOSPC)"
+						 : strerror(-frc));
+			if (rc == 0)
+				rc = frc;
+		}
 	}
 	if (l.control)
 		control_shutdown(l.control);
@@ -707,7 +790,7 @@ out:
 	loop_free(l.loop);
 	pidfile_release(&l);
 	free(l.dd);
-	free(source);
+	free(l.source);
 	free(stats);
 	return rc;
 }

@@ -284,6 +284,12 @@ pipeline_flush(struct pipeline *p)
 	if (p->npublish == 0)
 		return 0;
 	rc = store_commit(p->cfg.store);
+	/*
+	 * On a full disk the store holds the taps, ids and all, and writes
+	 * them later: they are announced once a commit succeeds.
+	 */
+	if (rc == -ENOSPC)
+		return rc;
 	for (i = 0; i < p->npublish; i++) {
 		/* A tap that did not reach the file is not announced. */
 		if (rc == 0)

@@ -99,6 +99,49 @@ stopping(const struct replay *r)
 	return r->opts->stop && *r->opts->stop;
 }
 
+/*
+ * A paced or served replay rides out a full disk as the live daemon does:
+ * its taps are held in memory and written once there is room.  A batch
+ * replay stops at the limit instead, with an error.
+ */
+static int
+holds_through_full(const struct replay *r)
+{
+	return r->opts->pace > 0 || r->api;
+}
+
+/*
+ * The result of a step, on a full disk: a tap dropped (the store counts
+ * it) is no failure while holding; a batch replay fails at once.
+ */
+static int
+replay_space(const struct replay *r, int rc)
+{
+	if (holds_through_full(r))
+		return rc == -ENOSPC ? 0 : rc;
+	if (rc == 0 && store_full(r->store))
+		return -ENOSPC;
+	return rc;
+}
+
+/* What /v1/health says of the store: degraded while its disk is full. */
+static void
+report_store(struct replay *r)
+{
+	char why[160];
+
+	if (!r->api)
+		return;
+	if (store_health(r->store, why, sizeof(why)))
+		status_set_source(r->status, STATUS_SOURCE_STORE,
+				  STATUS_HEALTH_DEGRADED, "sqlite", "'%s': %s",
+				  r->opts->db, why);
+	else
+		status_set_source(r->status, STATUS_SOURCE_STORE,
+				  STATUS_HEALTH_UP, "sqlite", "'%s'",
+				  r->opts->db);
+}
+
 struct status_ctx {
 	struct replay *r;
 	int64_t frames_wm;
@@ -121,14 +164,15 @@ fill_status(struct status_snapshot *s, void *ctx)
  * once its first row is 100 ms old (store_tick()), so that a replay killed
  * midway loses only the taps of the last moments, as the daemon would.
  * An unpaced replay runs through its rows as fast as it can and commits
- * them by the batch.
+ * them by the batch, but for the held taps of a full disk, which are
+ * tried again on the timer.
  */
 static int
 commit_tick(struct replay *r)
 {
 	struct timespec now;
 
-	if (r->opts->pace <= 0)
+	if (r->opts->pace <= 0 && !store_full(r->store))
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return store_tick(r->store,
@@ -147,13 +191,14 @@ serve_api(struct replay *r, int64_t frames_wm)
 	int rc;
 
 	if (!r->api)
-		return commit_tick(r);
+		return replay_space(r, commit_tick(r));
 	rc = pipeline_flush(r->pipe);
 	if (rc == 0)
 		rc = commit_tick(r);
 	control_serve(r->control, pipeline_control, r->pipe);
 	status_update(r->status, fill_status, &sc);
-	return rc;
+	report_store(r);
+	return replay_space(r, rc);
 }
 
 /*
@@ -235,8 +280,7 @@ report_sources(struct replay *r, int done)
 		return;
 	for (i = 0; i < r->n_src; i++)
 		source_report(r->src[i], r->status, done);
-	status_set_source(r->status, STATUS_SOURCE_STORE, STATUS_HEALTH_UP,
-			  "sqlite", "'%s'", r->opts->db);
+	report_store(r);
 }
 
 static void
@@ -340,9 +384,17 @@ print_summary(struct replay *r, FILE *out, int64_t run_id)
 		fprintf(out, "foreground %" PRIu64 " gestures of unknown app\n",
 			ps.unattributed);
 	fprintf(out, "stored     %" PRIu64 " rows in '%s' (run %" PRId64 ")",
-		store_added(r->store), r->opts->db, run_id);
+		store_added(r->store) - store_lost(r->store) -
+			store_held(r->store),
+		r->opts->db, run_id);
+	if (store_held(r->store))
+		fprintf(out, ", %" PRIu64 " held in memory (disk full)",
+			store_held(r->store));
 	if (store_lost(r->store))
 		fprintf(out, ", %" PRIu64 " LOST", store_lost(r->store));
+	if (store_dropped(r->store))
+		fprintf(out, " (%" PRIu64 " dropped, the disk full)",
+			store_dropped(r->store));
 	fprintf(out, "\n\n");
 	pipeline_print_apps(r->pipe, out);
 }
@@ -623,10 +675,11 @@ replay_events(struct replay *r, int64_t *frames_wm)
 		}
 		if (ev.time_ns > r->last_input_ns)
 			r->last_input_ns = ev.time_ns;
-		rc = pipeline_input(r->pipe, &ev);
+		rc = replay_space(r, pipeline_input(r->pipe, &ev));
 		if (rc < 0)
 			return rc;
-		rc = pipeline_advance(r->pipe, *frames_wm, r->last_input_ns);
+		rc = replay_space(r, pipeline_advance(r->pipe, *frames_wm,
+						      r->last_input_ns));
 		if (rc < 0)
 			return rc;
 		rc = serve_api(r, *frames_wm);
@@ -679,7 +732,12 @@ replay_finish(struct replay *r, int64_t *frames_wm)
 			input_end = *frames_wm;
 		}
 	}
-	return pipeline_finish(r->pipe, *frames_wm, input_end);
+	/* A tap dropped on a full disk ends one pass; each takes one. */
+	do
+		rc = replay_space(
+			r, pipeline_finish(r->pipe, *frames_wm, input_end));
+	while (rc == 0 && pipeline_pending(r->pipe) > 0);
+	return rc;
 }
 
 int
@@ -689,7 +747,7 @@ replay_run(const struct replay_options *opts, FILE *out)
 	char *stats = NULL, *source = NULL;
 	int64_t run_id = 0, frames_wm = INT64_MIN;
 	size_t i;
-	int rc;
+	int erc, rc;
 
 	memset(&r, 0, sizeof(r));
 	r.opts = opts;
@@ -705,8 +763,13 @@ replay_run(const struct replay_options *opts, FILE *out)
 	if (rc < 0)
 		goto out;
 	rc = store_open(opts->db, 0, &r.store);
-	if (rc < 0)
+	if (rc < 0) {
+		if (rc == -ENOSPC)
+			log_error("cannot open the database '%s': disk full "
+				  "(ENOSPC)",
+				  opts->db);
 		goto out;
+	}
 	if (opts->listen) {
 		rc = start_api(&r);
 		if (rc < 0)
@@ -730,21 +793,39 @@ replay_run(const struct replay_options *opts, FILE *out)
 		goto out;
 	}
 	rc = store_begin_run(r.store, "replay", source, &run_id);
-	if (rc < 0)
+	if (rc < 0) {
+		if (rc == -ENOSPC)
+			log_error("cannot record the run in '%s': disk full "
+				  "(ENOSPC)",
+				  opts->db);
 		goto out;
+	}
 	setup_wall(&r, &r.dev, r.have_dev);
 	report_sources(&r, 0);
 	rc = replay_events(&r, &frames_wm);
 	if (rc == 0)
 		rc = replay_finish(&r, &frames_wm);
-	if (rc < 0)
-		goto out;
-	report_sources(&r, 1);
-	rc = serve_api(&r, frames_wm);
-	if (rc < 0)
+	if (rc == 0) {
+		report_sources(&r, 1);
+		rc = serve_api(&r, frames_wm);
+	}
+	/* A replay stopped by a full disk still ends its run. */
+	if (rc < 0 && rc != -ENOSPC)
 		goto out;
 	stats = stats_json(&r);
-	rc = store_end_run(r.store, stats);
+	erc = store_end_run(r.store, stats);
+	/* Served, it holds its last taps and the end until there is room. */
+	if (rc == 0 && !(erc == -ENOSPC && r.api))
+		rc = erc;
+	if (rc == -ENOSPC) {
+		store_drain(r.store);
+		log_error("cannot store the replay in '%s': disk full "
+			  "(ENOSPC): %" PRIu64 " of %" PRIu64
+			  " taps stored (run %" PRId64 ")",
+			  opts->db, store_added(r.store) - store_lost(r.store),
+			  store_added(r.store), run_id);
+		goto out;
+	}
 	if (rc < 0)
 		goto out;
 	print_summary(&r, out, run_id);
@@ -759,6 +840,12 @@ replay_run(const struct replay_options *opts, FILE *out)
 		fprintf(out, "\nreplay done; serving until interrupted\n");
 		fflush(out);
 		serve_until_stopped(&r, frames_wm);
+		if (store_drain(r.store) < 0) {
+			log_error("stopped without storing every tap in '%s': "
+				  "disk full (ENOSPC)",
+				  opts->db);
+			rc = -ENOSPC;
+		}
 	}
 out:
 	stop_api(&r);

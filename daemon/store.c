@@ -95,8 +95,8 @@ const char *const store__stmt_sql[STORE_STMT_N] = {
 	[STORE_STMT_INSERT_TAP] =
 		"INSERT INTO taps (run, session, app, pid, kind, status,"
 		" flags, t_down_ns, t_up_ns, wall_ns, x, y, first_frame_ns,"
-		" settle_ns, frames, jank) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-		" ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+		" settle_ns, frames, jank, id) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+		" ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
 	[STORE_STMT_INSERT_RUN] = "INSERT INTO runs (mode, source, started_ns)"
 				  " VALUES (?1, ?2, ?3)",
 	[STORE_STMT_END_RUN] = "UPDATE runs SET ended_ns = ?1, stats = ?2"
@@ -112,6 +112,20 @@ const char *const store__stmt_sql[STORE_STMT_N] = {
 				     " VALUES (?1, ?2)",
 	[STORE_STMT_SESSION_STOP] = "UPDATE sessions SET stopped_ns = ?2"
 				    " WHERE id = ?1 AND stopped_ns IS NULL",
+	/*
+	 * The writer gives ids itself, so that a tap held through a full
+	 * disk keeps the one it was announced with; AUTOINCREMENT's counter
+	 * still rules, so ids of deleted taps are never given again.
+	 */
+	[STORE_STMT_NEXT_ID] = "SELECT max(coalesce((SELECT seq FROM"
+			       " sqlite_sequence WHERE name = 'taps'), 0),"
+			       " coalesce((SELECT max(id) FROM taps), 0)) + 1",
+	/*
+	 * A write that changes nothing, to learn whether a full disk has
+	 * room again when no tap is waiting to be written.
+	 */
+	[STORE_STMT_PROBE] = "UPDATE runs SET started_ns = started_ns"
+			     " WHERE id = (SELECT max(id) FROM runs)",
 };
 
 int64_t
@@ -207,6 +221,13 @@ store__errno(sqlite3 *db, int rc)
 		return -EBUSY;
 	case SQLITE_FULL:
 		return -ENOSPC;
+	case SQLITE_IOERR:
+		/*
+		 * A WAL or shared-memory file that cannot grow is an I/O
+		 * error to SQLite, and a full disk to whoever reads the log.
+		 */
+		sys = db ? sqlite3_system_errno(db) : 0;
+		return sys == ENOSPC ? -ENOSPC : -EIO;
 	case SQLITE_NOMEM:
 		return -ENOMEM;
 	case SQLITE_INTERRUPT:
@@ -235,9 +256,19 @@ store__fail(const struct store *st, int rc, const char *what)
 {
 	const char *msg;
 
+	int err;
+
 	msg = st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
-	log_warnx("cannot %s '%s': %s", what, st->path, msg);
-	return store__errno(st->db, rc);
+	err = store__errno(st->db, rc);
+	if (err != -ENOSPC)
+		log_warnx("cannot %s '%s': %s", what, st->path, msg);
+	else if (st->quiet_full)
+		log_debug("cannot %s '%s': disk full (ENOSPC): %s", what,
+			  st->path, msg);
+	else
+		log_warnx("cannot %s '%s': disk full (ENOSPC): %s", what,
+			  st->path, msg);
+	return err;
 }
 
 int
@@ -631,8 +662,12 @@ store_migrate(struct store *st)
 	}
 	return 0;
 rollback:
-	/* It fails harmlessly when SQLite has already rolled back. */
-	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	/*
+	 * Only when SQLite has not rolled back already (as on a full disk):
+	 * a ROLLBACK with no transaction would log a spurious error.
+	 */
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
 }
 
@@ -670,6 +705,18 @@ store__step(struct store *st, enum store_stmt which)
 	return rc;
 }
 
+void
+store__held_clear(struct store *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nheld; i++) {
+		free(st->held[i].app);
+		free(st->held[i].frames);
+	}
+	st->nheld = 0;
+}
+
 static void
 store_free(struct store *st)
 {
@@ -677,6 +724,9 @@ store_free(struct store *st)
 
 	if (!st)
 		return;
+	store__held_clear(st);
+	free(st->held);
+	free(st->end_stats);
 	for (i = 0; i < STORE_STMT_N; i++)
 		sqlite3_finalize(st->stmt[i]);
 	if (st->db) {
@@ -689,15 +739,38 @@ store_free(struct store *st)
 	free(st);
 }
 
-int
-store_open(const char *path, unsigned flags, struct store **out)
+/*
+ * The first id the writer gives; each batch reads it again under the write
+ * lock (store_write.c).
+ */
+static int
+store_read_next_id(struct store *st)
+{
+	sqlite3_stmt *stmt = st->stmt[STORE_STMT_NEXT_ID];
+	int rc;
+
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		st->next_id = sqlite3_column_int64(stmt, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_reset(stmt);
+	return rc == SQLITE_OK ? 0 : store__fail(st, rc, "read");
+}
+
+/*
+ * Opens name (a path or a "file:" URI) as path, the name messages give.
+ * quiet: a lack of space is logged at debug level only, since the caller
+ * tries again another way.
+ */
+static int
+store_open_name(const char *name, const char *path, unsigned flags, bool quiet,
+		struct store **out)
 {
 	struct store *st = NULL;
 	bool fresh = false;
 	int oflags, rc;
 
-	if (!path || !out || (flags & ~STORE_OPEN_READONLY))
-		return -EINVAL;
 	st = calloc(1, sizeof(*st));
 	if (!st) {
 		rc = -ENOMEM;
@@ -708,6 +781,7 @@ store_open(const char *path, unsigned flags, struct store **out)
 		rc = -ENOMEM;
 		goto out;
 	}
+	st->quiet_full = quiet;
 	st->readonly = (flags & STORE_OPEN_READONLY) != 0;
 	/*
 	 * NOMUTEX: each connection belongs to one thread at a time (the
@@ -722,7 +796,7 @@ store_open(const char *path, unsigned flags, struct store **out)
 	 */
 	oflags |= st->readonly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
 			       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	rc = sqlite3_open_v2(path, &st->db, oflags, NULL);
+	rc = sqlite3_open_v2(name, &st->db, oflags, NULL);
 	if (rc != SQLITE_OK) {
 		rc = store__fail(st, rc, "open");
 		goto out;
@@ -762,13 +836,83 @@ store_open(const char *path, unsigned flags, struct store **out)
 			goto out;
 	}
 	rc = store_prepare(st);
+	if (rc == 0 && !st->readonly)
+		rc = store_read_next_id(st);
 	if (rc < 0)
 		goto out;
 	st->ready = true;
+	st->quiet_full = false;
 	*out = st;
 	st = NULL;
 out:
 	store_free(st);
+	return rc;
+}
+
+/*
+ * "file:PATH?readonly_shm=1", the characters that mean something in a
+ * URI escaped.  Returns a malloc'd string or NULL.
+ */
+static char *
+store_readonly_shm_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	static const char tail[] = "?readonly_shm=1";
+	const unsigned char *p;
+	char *uri, *q;
+
+	uri = malloc(strlen(path) * 3 + sizeof("file:") + sizeof(tail));
+	if (!uri)
+		return NULL;
+	q = uri;
+	memcpy(q, "file:", 5);
+	q += 5;
+	for (p = (const unsigned char *)path; *p; p++) {
+		if (*p == '%' || *p == '?' || *p == '#' || *p <= 0x20 ||
+		    *p >= 0x7f) {
+			*q++ = '%';
+			*q++ = hex[*p >> 4];
+			*q++ = hex[*p & 0xf];
+		} else {
+			*q++ = (char)*p;
+		}
+	}
+	memcpy(q, tail, sizeof(tail));
+	return uri;
+}
+
+int
+store_open(const char *path, unsigned flags, struct store **out)
+{
+	static int warned;
+	bool reader;
+	char *uri;
+	int rc;
+
+	if (!path || !out || (flags & ~STORE_OPEN_READONLY))
+		return -EINVAL;
+	reader = (flags & STORE_OPEN_READONLY) != 0 &&
+		 strncmp(path, "file:", 5) != 0;
+	rc = store_open_name(path, path, flags, reader, out);
+	if (rc != -ENOSPC || !reader)
+		return rc;
+	/*
+	 * A reader of a WAL file needs its shared-memory file (-shm) at
+	 * full size, and on a full disk it cannot grow.  Opened read-only,
+	 * the -shm SQLite has just made is left alone and the WAL index
+	 * kept in the reader's own memory: slower, but the taps are served.
+	 * A process with a writer never gets here: its readers share the
+	 * writer's -shm, at full size since the writer opened.
+	 */
+	uri = store_readonly_shm_uri(path);
+	if (!uri)
+		return -ENOMEM;
+	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		log_warnx("'%s': disk full (ENOSPC): reading it without "
+			  "growing its shared-memory file '-shm'",
+			  path);
+	rc = store_open_name(uri, path, flags, false, out);
+	free(uri);
 	return rc;
 }
 
@@ -779,12 +923,14 @@ store_close(struct store *st)
 		return;
 	if (st->ready && !st->readonly) {
 		/* Failures are logged inside; closing goes on regardless. */
-		store_commit(st);
+		store_drain(st);
 		/*
 		 * Recommended before closing a long-lived connection: it
-		 * runs ANALYZE only where the statistics have gone stale.
+		 * runs ANALYZE only where the statistics have gone stale;
+		 * on a full disk it could only fail.
 		 */
-		store__exec(st, "PRAGMA optimize", "optimize");
+		if (!st->full)
+			store__exec(st, "PRAGMA optimize", "optimize");
 	}
 	store_free(st);
 }

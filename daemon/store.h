@@ -135,13 +135,16 @@ void store_filter_init(struct store_filter *f);
  * and, for a writer, brings the schema to the current version.  Returns 0
  * and sets *out, or a negative errno after logging why: -EPROTO for a file
  * of another application or of a newer schema than this binary knows,
- * -EIO for a file that is not a database.  A reader also refuses (-EPROTO)
- * a file at an older schema version, which only a writer can migrate.
- * Close with store_close().
+ * -EIO for a file that is not a database, -ENOSPC when the disk is full
+ * (logged as "disk full").  A reader also refuses (-EPROTO) a file at an
+ * older schema version, which only a writer can migrate.  A reader whose
+ * disk is too full for the WAL's shared-memory file (-shm) opens it
+ * read-only and keeps the WAL index in its own memory.  Close with
+ * store_close().
  */
 int store_open(const char *path, unsigned flags, struct store **out);
 
-/* Commits what is pending, then closes.  NULL is a no-op. */
+/* Commits what is pending (store_drain()), then closes.  NULL is a no-op. */
 void store_close(struct store *st);
 
 /* The schema version of the open file (PRAGMA user_version). */
@@ -162,10 +165,20 @@ int store_begin_run(struct store *st, const char *mode, const char *source,
 
 /*
  * Ends the current run, with its counters as a JSON object text (or NULL),
- * and commits.  Returns 0, -EINVAL when no run is open, -EROFS on a
- * read-only store, or a negative errno.
+ * and commits: the run's taps first, then its end, in a statement of its
+ * own, which is written even when the taps could not be.  Returns 0,
+ * -EINVAL when no run is open, -EROFS on a read-only store, -ENOSPC when
+ * the disk is full (the held taps and the end stay pending, written by a
+ * later store_commit() or store_tick() that finds room, or given up by
+ * store_drain()), or a negative errno.
  */
 int store_end_run(struct store *st, const char *stats_json);
+
+/*
+ * The most taps the writer holds in memory while its disk is full; past
+ * it, new taps are dropped (store_dropped()).
+ */
+#define STORE_HELD_MAX 4096
 
 /*
  * Adds a tap to the current batch.  The batch is committed when it holds
@@ -176,6 +189,15 @@ int store_end_run(struct store *st, const char *stats_json);
  * is rolled back and lost; the count of lost rows is in store_lost()).  A
  * row the database itself rejects, a session id that does not exist, gives
  * -EINVAL and is lost alone: the batch stays.
+ *
+ * A disk full (SQLITE_FULL, or an I/O error with ENOSPC) loses nothing:
+ * the batch is rolled back but its taps stay in memory with their ids,
+ * the store is full (store_full(), store_health()), and the taps that
+ * follow are only held, STORE_HELD_MAX at most, until a store_commit() or
+ * store_tick() writes them all (trying at most once a second).  Those
+ * calls return -ENOSPC until then.  A tap that comes with STORE_HELD_MAX
+ * held is refused with -ENOSPC, counted in store_dropped() and
+ * store_lost().
  */
 int store_add_tap(struct store *st, const struct store_tap *tap);
 
@@ -207,18 +229,49 @@ struct store_frame {
 int store_insert(struct store *st, const struct store_tap *tap,
 		 const struct store_frame *frames, size_t nframes, int64_t *id);
 
-/* Commits the current batch now.  Returns 0 or a negative errno. */
+/*
+ * Commits the current batch now; on a full disk, writes the held taps
+ * again if the last attempt is a second old.  Returns 0 or a negative
+ * errno (-ENOSPC while the taps are held).
+ */
 int store_commit(struct store *st);
 
 /*
  * Commits the current batch if its first row is older than the batch delay
- * (100 ms) at now_ns (CLOCK_MONOTONIC).  For the ingest loop's timer.
+ * (100 ms) at now_ns (CLOCK_MONOTONIC), and on a full disk tries the held
+ * taps again as store_commit() does.  For the ingest loop's timer.
  */
 int store_tick(struct store *st, int64_t now_ns);
 
 /*
+ * The writer's last attempt, before it closes: writes the held taps and a
+ * pending end of run now, and gives up (with a warning naming what is
+ * lost) what still does not fit.  Returns 0 when everything was written,
+ * else -ENOSPC or the errno of the failure.  store_close() calls it too.
+ */
+int store_drain(struct store *st);
+
+/*
+ * Whether the last write found the disk full (1) or not (0); it is 0
+ * again once a write succeeds.
+ */
+int store_full(const struct store *st);
+
+/* Taps held in memory, not yet written; taps dropped since open. */
+uint64_t store_held(const struct store *st);
+uint64_t store_dropped(const struct store *st);
+
+/*
+ * The writer's health for /v1/health: 0 when it writes, 1 when the disk
+ * is full, with detail set to what is held and dropped ("disk full
+ * (ENOSPC): ...").
+ */
+int store_health(const struct store *st, char *detail, size_t size);
+
+/*
  * Rows accepted by store_add_tap() since store_open(), and those of them
- * that never reached the file (a failed insert or commit).
+ * that never reached the file (a failed insert or commit, a tap dropped
+ * or still held when the disk was full at the end).
  */
 uint64_t store_added(const struct store *st);
 uint64_t store_lost(const struct store *st);

@@ -19,6 +19,8 @@
 #define STORE_BATCH_ROWS     256
 #define STORE_BATCH_DELAY_NS (100 * 1000 * 1000LL)
 #define STORE_FLAG_MASK	     ((1u << STORE_FLAG_COUNT) - 1)
+/* How often a writer whose disk is full tries again. */
+#define STORE_RETRY_NS (1000 * 1000 * 1000LL)
 
 enum store_stmt {
 	STORE_STMT_COUNT,
@@ -37,10 +39,27 @@ enum store_stmt {
 	STORE_STMT_HIST_ADD,
 	STORE_STMT_SESSION_START,
 	STORE_STMT_SESSION_STOP,
+	STORE_STMT_NEXT_ID,
+	STORE_STMT_PROBE,
 	STORE_STMT_N
 };
 
 extern const char *const store__stmt_sql[STORE_STMT_N];
+
+/*
+ * A tap the writer accepted and has not committed yet, with its final id
+ * and run: the rows of the open batch, and all of them while the disk is
+ * full, so that a failed commit can be written again.  tap.app points at
+ * app; kind and status at the store's names.
+ */
+struct store__held {
+	int64_t id;
+	int64_t run; /* 0 for none */
+	struct store_tap tap;
+	char *app;
+	struct store_frame *frames;
+	size_t nframes;
+};
 
 struct store {
 	sqlite3 *db;
@@ -48,6 +67,8 @@ struct store {
 	bool readonly;
 	/* Set once open succeeded: only then may close write to the file. */
 	bool ready;
+	/* A first attempt at a reader: its lack of space is not news yet. */
+	bool quiet_full;
 	int version;
 	sqlite3_stmt *stmt[STORE_STMT_N];
 	int64_t run_id; /* 0 when no run is open */
@@ -56,17 +77,40 @@ struct store {
 	int64_t batch_first_ns;
 	uint64_t added;
 	uint64_t lost;
+	/* The id the next tap gets (explicit, so a held tap keeps its id). */
+	int64_t next_id;
+	struct store__held *held;
+	size_t nheld, cap_held;
+	/*
+	 * The last write failed for lack of space: new taps are only held,
+	 * and the held ones are written again at most every STORE_RETRY_NS.
+	 */
+	bool full;
+	int64_t retry_ns; /* MONOTONIC of the last attempt */
+	uint64_t dropped; /* taps refused with STORE_HELD_MAX held */
+	/* store_end_run() met a full disk: the end is written later. */
+	bool end_pending;
+	int64_t end_ns;
+	char *end_stats;
 };
 
 /*
  * Maps an SQLite result code to a negative errno (0 for OK, ROW and
  * DONE).  The only such map in tapd: every caller of SQLite goes through
- * it.  db may be NULL.
+ * it.  SQLITE_FULL, and an I/O error whose system errno is ENOSPC (the
+ * WAL or its shared-memory file could not grow), are -ENOSPC.  db may be
+ * NULL.
  */
 int store__errno(sqlite3 *db, int rc);
 
-/* Logs what failed with SQLite's own message and returns the errno. */
+/*
+ * Logs what failed with SQLite's own message and returns the errno; a
+ * lack of space is named as such ("disk full (ENOSPC)").
+ */
 int store__fail(const struct store *st, int rc, const char *what);
+
+/* Frees the held taps (store__held) and forgets them. */
+void store__held_clear(struct store *st);
 
 /* Runs SQL without results; logs and returns the errno on failure. */
 int store__exec(struct store *st, const char *sql, const char *what);
