@@ -190,7 +190,7 @@ if start_server "$work/run.out" env TAPD_FAKE_PERFETTO_MAX_MS=3600000 \
 	names=$(sqlite3 "$disk/taps.db" 'SELECT group_concat(name) FROM sessions' 2>&1)
 	check "run: the sessions stored" "before,after" "$names"
 	[ "$degraded" -gt 0 ] || run_recover="- (never degraded)"
-	run_fig="run: 507 $refused/2, degraded in $degraded/$n health samples (max $slow ms, $bad failed), up again in $run_recover"
+	run_fig="run: 507 $refused/2, degraded $degraded/$n samples, health max $slow ms, up again in $run_recover"
 else
 	ko "run: tapd run serves" "$(tail -n 5 "$work/run.out.err")"
 fi
@@ -253,7 +253,7 @@ PY
 	holds "replay: the store was seen degraded (${degraded:-0} samples)" \
 		test "${degraded:-0}" -gt 0
 	missing=$(sed -n 's/.* \([0-9]*\) missing.*/\1/p' <<<"$summary")
-	replay_fig="replay: ${missing:-?} of $(jq '.gestures | length' "$dir/truth.json") missing, ids moved ${moved:-?}"
+	replay_fig="replay: ${missing:-?}/$(jq '.gestures | length' "$dir/truth.json") missing, ${moved:-?} ids moved"
 else
 	ko "replay: tapd replay serves" "$(tail -n 5 "$work/replay.out.err")"
 fi

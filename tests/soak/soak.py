@@ -23,7 +23,8 @@ named OUT) and closes every socket it opened before it exits.
       N clients in threads, each on a keep-alive connection, asking a mix
       of the API's reads with a short pause between requests, for
       SECONDS.  Any failure, status other than 200 or answer slower than
-      5 s is an error.
+      5 s is an error; a request that finds its kept-alive connection
+      closed by the server is asked again once on a new one (counted).
   probe PORT SECONDS OUT
       One /v1/health every 20 ms on a new connection each, for SECONDS.
   load OUT IN...
@@ -77,14 +78,21 @@ def write_json(path, obj):
 # follow ----------------------------------------------------------------
 
 def sse_reader(port, events, stop):
-    """Every tap /v1/events announces, with the time it arrived."""
+    """
+    Every tap /v1/events announces, with the time it arrived.  The
+    stream is chunked: the chunks are taken apart before the lines are
+    read, so that an event split across chunks still counts.
+    """
     try:
         s = socket.create_connection((HOST, port), timeout=2)
         s.sendall(b"GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
         s.settimeout(0.2)
     except OSError:
         return
-    buf = b""
+    raw = b""
+    text = b""
+    head = None
+    chunked = False
     while not stop.is_set():
         try:
             chunk = s.recv(65536)
@@ -95,11 +103,28 @@ def sse_reader(port, events, stop):
         if not chunk:
             break
         t = now()
-        buf += chunk
-        while b"\n" in buf:
-            line, _, buf = buf.partition(b"\n")
-            line = line.strip()
-            # Chunked framing lines are hex sizes; data lines carry JSON.
+        raw += chunk
+        if head is None:
+            if b"\r\n\r\n" not in raw:
+                continue
+            head, _, raw = raw.partition(b"\r\n\r\n")
+            chunked = b"chunked" in head.lower()
+        if not chunked:
+            text += raw
+            raw = b""
+        while chunked and b"\r\n" in raw:
+            size, _, rest = raw.partition(b"\r\n")
+            try:
+                n = int(size.split(b";")[0], 16)
+            except ValueError:
+                raw = b""
+                break
+            if len(rest) < n + 2:
+                break
+            text += rest[:n]
+            raw = rest[n + 2:]
+        while b"\n" in text:
+            line, _, text = text.partition(b"\n")
             if not line.startswith(b"data: {"):
                 continue
             try:
@@ -417,29 +442,39 @@ def client(port, seconds, rng, res, lock):
     conn = None
     end = now() + seconds
     mine = {"requests": 0, "errors": 0, "health": [], "slowest": 0.0,
-            "why": {}, "slow": []}
+            "why": {}, "slow": [], "retried": 0}
     while now() < end:
         path = rng.choice(paths)
         t0 = now()
-        try:
-            if conn is None:
-                conn = http.client.HTTPConnection(HOST, port, timeout=5)
-            conn.request("GET", path)
-            r = conn.getresponse()
-            r.read()
-            took = now() - t0
-            ok = r.status == 200
-            why = "HTTP %d" % r.status
-            if r.getheader("Connection", "").lower() == "close":
-                conn.close()
+        for attempt in (1, 2):
+            reused = conn is not None
+            try:
+                if conn is None:
+                    conn = http.client.HTTPConnection(HOST, port, timeout=5)
+                conn.request("GET", path)
+                r = conn.getresponse()
+                r.read()
+                took = now() - t0
+                ok = r.status == 200
+                why = "HTTP %d" % r.status
+                if r.getheader("Connection", "").lower() == "close":
+                    conn.close()
+                    conn = None
+                break
+            except (OSError, http.client.HTTPException) as e:
+                took = now() - t0
+                ok = False
+                why = type(e).__name__
+                if conn is not None:
+                    conn.close()
                 conn = None
-        except (OSError, http.client.HTTPException) as e:
-            took = now() - t0
-            ok = False
-            why = type(e).__name__
-            if conn is not None:
-                conn.close()
-            conn = None
+                # A kept-alive connection the server had closed before
+                # this request: asked again on a new one, as curl does.
+                if not (reused and attempt == 1 and isinstance(
+                        e, (http.client.RemoteDisconnected,
+                            ConnectionResetError, BrokenPipeError))):
+                    break
+                mine["retried"] += 1
         mine["requests"] += 1
         mine["slowest"] = max(mine["slowest"], took)
         if not ok or took > 5.0:
@@ -458,6 +493,7 @@ def client(port, seconds, rng, res, lock):
         res["errors"] += mine["errors"]
         res["health"] += mine["health"]
         res["slow"] += mine["slow"]
+        res["retried"] += mine["retried"]
         res["slowest"] = max(res["slowest"], mine["slowest"])
         for k, v in mine["why"].items():
             res["why"][k] = res["why"].get(k, 0) + v
@@ -467,7 +503,7 @@ def clients(argv):
     port, seconds, n = int(argv[0]), float(argv[1]), int(argv[2])
     seed, out = int(argv[3]), argv[4]
     res = {"clients": n, "requests": 0, "errors": 0, "health": [],
-           "slowest": 0.0, "why": {}, "slow": []}
+           "slowest": 0.0, "why": {}, "slow": [], "retried": 0}
     lock = threading.Lock()
     threads = [threading.Thread(target=client,
                                 args=(port, seconds,
@@ -502,7 +538,7 @@ def probe(argv):
 
 
 def load(argv):
-    out = {"clients": 0, "requests": 0, "errors": 0, "why": {},
+    out = {"clients": 0, "requests": 0, "errors": 0, "retried": 0, "why": {},
            "health_n": 0, "health_max_ms": 0.0, "health_p99_ms": 0.0,
            "health_over_100ms": 0, "slowest_s": 0.0}
     health = []
@@ -518,6 +554,7 @@ def load(argv):
         out["clients"] += r.get("clients", 0)
         out["requests"] += r["requests"]
         out["errors"] += r["errors"]
+        out["retried"] += r.get("retried", 0)
         out["slowest_s"] = max(out["slowest_s"], r.get("slowest", 0.0))
         for k, v in r["why"].items():
             out["why"][k] = out["why"].get(k, 0) + v
