@@ -171,7 +171,7 @@ if start_server "$work/run.out" env TAPD_FAKE_PERFETTO_MAX_MS=3600000 \
 	else
 		ko "run: store not up again within $RECOVER_S s" "$(store_health)"
 	fi
-	run_recover="$waited s"
+	run_recover="up again in $waited s"
 	code=$(post_session after)
 	check "run: a session once space is back: 201" 201 "$code"
 	id=$(jq -r '.id // empty' "$work/post.json" 2>/dev/null)
@@ -189,8 +189,12 @@ if start_server "$work/run.out" env TAPD_FAKE_PERFETTO_MAX_MS=3600000 \
 	check "run: integrity_check" ok "$integrity"
 	names=$(sqlite3 "$disk/taps.db" 'SELECT group_concat(name) FROM sessions' 2>&1)
 	check "run: the sessions stored" "before,after" "$names"
-	[ "$degraded" -gt 0 ] || run_recover="- (never degraded)"
-	run_fig="run: 507 $refused/2, degraded $degraded/$n samples, health max $slow ms, up again in $run_recover"
+	if [ "$degraded" -gt 0 ]; then
+		run_store="store degraded in $degraded/$n samples, $run_recover"
+	else
+		run_store="store never degraded"
+	fi
+	run_fig="run: 507 $refused/2, $run_store, health max $slow ms"
 else
 	ko "run: tapd run serves" "$(tail -n 5 "$work/run.out.err")"
 fi
