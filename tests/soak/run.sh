@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make soak: tapd's endurance tests, against the real binaries, child
-# processes, SQLite files and sockets; not part of make check.  About 10
+# processes, SQLite files and sockets; not part of make check.  About 8
 # minutes on a 2-core machine (at most 15); SOAK_SCALE=0.1 shortens every
 # part for a quick look (iterations and durations scaled, at least one of
 # each), SOAK_SEED changes the random moments, SOAK_KEEP=1 keeps the
@@ -10,6 +10,8 @@
 #
 #   kill.sh      kill -9 of tapd at random moments of a paced ingest,
 #                100 times on one database
+#   restart.sh   kill -9 of tapd run itself, 10 times, restarted on its
+#                database and pidfile
 #   perfetto.sh  the perfetto child of tapd run killed 50 times
 #   disk.sh      the disk full under tapd run and under a paced replay,
 #                then space given back (skipped without a mount namespace)
@@ -21,13 +23,15 @@
 #
 #   part        what was done to tapd
 #   iterations  kills, outages, or seconds of load
-#   failures    iterations (kill -9) or checks (the others) that failed
+#   failures    kills (kill.sh) or checks (the others) that failed
 #   measured    the figures: corrupt files, the most finalized taps lost
-#               in one kill and how long before the kill they were final;
-#               frames logged by the fake perfetto against frames tapd
-#               read; for the full disk, the 507s, the store's health and
-#               how fast it came back, gestures missing; for the load,
-#               requests, errors, /v1/health's max and p99 latency
+#               in one kill and how long before the kill the oldest of
+#               them was final; sessions answered and stored across kills
+#               of tapd run, perfetto children left behind; frames logged
+#               by the fake perfetto against frames tapd read; for the
+#               full disk, the 507s, the store's health and how fast it
+#               came back, gestures missing; for the load, requests,
+#               errors, /v1/health's max and p99 latency, sockets held
 #   bound       what the issue asks
 #   result      pass, FAIL, or skipped (could not run here)
 #   time        the part's wall time
@@ -36,7 +40,7 @@
 # status is 0 when none failed.
 set -u
 here=$(dirname "$0")
-parts=${SOAK_PARTS:-kill perfetto disk load}
+parts=${SOAK_PARTS:-kill restart perfetto disk load}
 rows=$(mktemp)
 out=$(mktemp)
 trap 'rm -f "$rows" "$out"' EXIT
