@@ -58,10 +58,8 @@ dir=$work/sim
 if ! "$SIM" gen --scenario long --seed 3 --duration "$D" --out "$dir" \
 	>"$work/gen.log" 2>&1; then
 	ko "tapd-sim gen" "$(cat "$work/gen.log")"
-	row "API load" "${SECONDS_LOAD} s" "$fail" \
-	"$requests requests, $errors errors ($(j .retried) retried); health max $(j .health_max_ms) ms, p99 $(j .health_p99_ms) ms, $over > 100 ms ($near near closes); $held held, $(j .hold.closed_by_server) reopened; ${missing:-?} missing" \
-	"0 errors, health <= 100 ms, 0 missing"
-finish
+	row "API load" 0 1 "tapd-sim gen failed" "-"
+	finish
 fi
 if ! start_server "$work/out" "$TAPD" replay --session "$dir" \
 	--db "$work/taps.db" --pace "$PACE" --listen 127.0.0.1:0; then
@@ -125,6 +123,6 @@ holds "sockets held: at least $held of $((IDLE + SLOW)) ($(j .hold.closed_by_ser
 	test "${held:-0}" -ge $((IDLE + SLOW - 10))
 missing=$(sed -n 's/.* \([0-9]*\) missing.*/\1/p' <<<"$summary")
 row "API load" "${SECONDS_LOAD} s" "$fail" \
-	"$requests requests ($(j .retried) retried), $errors errors; health n $(j .health_n) max $(j .health_max_ms) ms p99 $(j .health_p99_ms) ms, $over over 100 ms ($near near closes); held >= $held, reopened $(j .hold.closed_by_server); missing ${missing:-?}" \
+	"$requests requests, $errors errors ($(j .retried) retried); /v1/health n $(j .health_n), max $(j .health_max_ms) ms, p99 $(j .health_p99_ms) ms, $over > 100 ms ($near near closes); $held held, $(j .hold.closed_by_server) reopened; ${missing:-?} missing" \
 	"0 errors, health <= 100 ms, 0 missing"
 finish

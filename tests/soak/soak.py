@@ -1,8 +1,9 @@
 """The clients of the soak parts (tests/soak/*.sh), all towards 127.0.0.1.
 
 Times are time.monotonic(), which is CLOCK_MONOTONIC, the clock tapd
-stamps its own work with.  Every mode writes one JSON object (to the file
-named OUT) and closes every socket it opened before it exits.
+stamps its own work with.  Every mode but kills writes one JSON object
+(to the file named OUT), and each closes every socket it opened before it
+exits.
 
   follow PORT|- OUT [--kill PID AFTER] [--until FILE] [--seconds N]
       Follows /v1/events (each tap announced: when, its id and t_up_ns)
@@ -52,15 +53,12 @@ def now():
     return time.monotonic()
 
 
-def request(port, path, timeout=2.0, method="GET", body=None):
-    """One request on a new connection: (status, body, seconds)."""
+def request(port, path, timeout=2.0):
+    """One GET on a new connection: (status, body, seconds)."""
     t0 = now()
     try:
         c = http.client.HTTPConnection(HOST, port, timeout=timeout)
-        headers = {"Connection": "close"}
-        if body is not None:
-            headers["Content-Type"] = "application/json"
-        c.request(method, path, body=body, headers=headers)
+        c.request("GET", path, headers={"Connection": "close"})
         r = c.getresponse()
         data = r.read()
         c.close()
