@@ -181,6 +181,7 @@ if start_server "$work/run.out" env TAPD_FAKE_PERFETTO_MAX_MS=3600000 \
 	touch "$work/run.stop"
 	wait "$follower"
 	read -r n bad slow degraded < <(health_summary "$work/run-follow.json")
+	n=${n:-0} bad=${bad:-no record} slow=${slow:-?} degraded=${degraded:-0}
 	check "run: /v1/health answered all $n samples" 0 "$bad"
 	stop_server "$run_pid" 10
 	servers=()

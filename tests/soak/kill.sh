@@ -58,7 +58,7 @@ dir=$work/sim
 if ! "$SIM" gen --scenario long --seed 1 --duration 240 --out "$dir" \
 	>"$work/gen.log" 2>&1; then
 	ko "tapd-sim gen" "$(cat "$work/gen.log")"
-	row "kill -9 x $KILLS" 0 1 "tapd-sim gen failed" "-"
+	row "kill -9 paced ingest" 0 1 "tapd-sim gen failed" "-"
 	finish
 fi
 
@@ -110,7 +110,7 @@ py kills "$dir/truth.json" "$dir/input.getevent" "$db" "$PACE" \
 summary=$(sed -n 's/^summary //p' "$work/kills.txt")
 if [ -z "$summary" ]; then
 	ko "the analysis failed" "$(tail -n 20 "$work/kills.txt")"
-	row "kill -9" "$KILLS" "$KILLS" "no analysis" "-"
+	row "kill -9 paced ingest" "$KILLS" "$KILLS" "no analysis" "-"
 	finish
 fi
 # One line per kill, and the ones that failed again below.
@@ -128,7 +128,7 @@ fi
 check "$KILLS kills: corrupt files" 0 "$corrupt"
 check "$KILLS kills: replays that would not start or die" 0 "$broken"
 failures=$((bad + corrupt + broken))
-row "kill -9 tapd" "$KILLS" "$failures" \
+row "kill -9 paced ingest" "$KILLS" "$failures" \
 	"$corrupt corrupt; lost <= $(val lost) taps/kill, final <= $(val span) s before it; $(val stored) rows" \
 	"0 corrupt; lost only final < 1 s before"
 finish

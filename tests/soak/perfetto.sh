@@ -46,7 +46,7 @@ if ! start_server "$work/out" env TAPD_FAKE_FRAMES_LOG="$log" \
 	--sysroot "$work/empty" --frames ftl --foreground none \
 	--perfetto-bin "$work/bin/perfetto" --trace-dir "$work/traces"; then
 	ko "tapd run serves" "$(tail -n 5 "$work/out.err")"
-	row "perfetto kill -9" 0 1 "tapd run did not start" "-"
+	row "kill -9 perfetto" 0 1 "tapd run did not start" "-"
 	finish
 fi
 
@@ -116,7 +116,7 @@ check "trace files deleted once read" 0 "$left"
 running=$(pgrep -f "$work/bin/perfetto" | wc -l)
 check "no perfetto left running" 0 "$running"
 [ "$running" -eq 0 ] || failures=$((failures + 1))
-row "perfetto kill -9" "$killed" "$failures" \
+row "kill -9 perfetto" "$killed" "$failures" \
 	"frames logged $logged, read $read: lost $lost, duplicated $dup" \
 	"0 lost, 0 duplicated"
 finish
