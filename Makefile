@@ -6,6 +6,7 @@
 #   make check      build and run every test; ends with "N passed, N failed"
 #   make asan       the same tests under AddressSanitizer and UBSan
 #   make fuzz-NAME  run tests/fuzz/fuzz_NAME.c under libFuzzer (FUZZ_SECONDS=60)
+#   make soak       the endurance tests (tests/soak/), not part of check
 #   make format-check   clang-format over the tree, changing nothing
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make android    static tapd and tapctl for every Android ABI
@@ -81,7 +82,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FORMAT_SRCS = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
 
 .PHONY: FORCE all deps vm-deps run check asan clean install format format-check unit e2e \
-	bench-replay bench-query magisk android android-bins
+	bench-replay bench-query magisk android android-bins soak
 .DEFAULT_GOAL := all
 # Objects are kept between runs even when only a test binary needed them.
 .SECONDARY:
@@ -268,6 +269,12 @@ android-bins: $(TAPD) $(TAPCTL) $(SIM) $(if $(ANDROID_UNIT),$(UNIT_BINS))
 # The Magisk module with every ABI's binaries.
 magisk: android
 	VERSION=$(VERSION) sh init/magisk/pack.sh $(BUILD)/android $(BUILD)/tapd-magisk.zip
+
+# Endurance: kill -9 of tapd, its perfetto killed, a full disk, the API
+# under load; a table at the end (tests/soak/run.sh; SOAK_SCALE=0.1 for a
+# short run).  Minutes long, so not part of check.
+soak: all
+	$(Q)BUILD=$(BUILD) bash tests/soak/run.sh
 
 # Benchmarks: figures printed, nothing asserted.
 bench-replay: all
