@@ -1,10 +1,10 @@
 /*
- * The store's own header, shared by its files (store.c, store_write.c,
- * store_held.c, store_taps.c, store_query.c) and by the tests that look
- * inside a file: the connection, the statements, the one SQLite-to-errno
- * map and the one builder of WHERE clauses over the taps.  Nothing else
- * in the daemon includes it: SQL stays inside the store.  The double
- * underscore marks names shared by the module's files, not part of its
+ * The store's own header, shared by its files (store.c, store_schema.c,
+ * store_write.c, store_held.c, store_taps.c, store_query.c) and by the
+ * tests that look inside a file: the connection, the statements, the one
+ * SQLite-to-errno map and the one builder of WHERE clauses over the taps.
+ * Nothing else in the daemon includes it: SQL stays inside the store.  The
+ * double underscore marks names shared by the module's files, not part of its
  * contract.
  */
 #ifndef TAPD_STORE_SQL_H
@@ -112,6 +112,25 @@ int store__fail(const struct store *st, int rc, const char *what);
 
 /* Frees the held taps (store__held) and forgets them. */
 void store__held_clear(struct store *st);
+
+/*
+ * From store.c, for store_schema.c: reads a pragma whose value is one
+ * integer.  Logs and returns the errno on failure.
+ */
+int store__pragma_int(struct store *st, const char *name, int64_t *value);
+
+/*
+ * From store_schema.c, for store.c's open: store__identify() decides
+ * from the header whether the file may be used, before anything writes
+ * to it (*fresh: a new, empty file); store__migrate() brings the schema
+ * to the latest version, one migration per transaction;
+ * store__sql_hist_bucket() is tapd_hist_bucket(ns) in SQL, for the
+ * migrations.
+ */
+int store__identify(struct store *st, bool *fresh);
+int store__migrate(struct store *st);
+void store__sql_hist_bucket(sqlite3_context *ctx, int argc,
+			    sqlite3_value **argv);
 
 /*
  * The writer's halves, store_write.c (the batched inserts) and

@@ -745,7 +745,7 @@ test_runs(void **state)
 	sqlite3_close(db);
 }
 
-/* The migrations of the store, generated from sql/ (see store.c). */
+/* The migrations of the store, generated from sql/ (see store_schema.c). */
 extern const char *const store_migration_sql[];
 
 #define MIN_NS	(60 * 1000000000LL)
