@@ -12,14 +12,26 @@
  * returned by fixture_slurp belong to the caller (free them); a store from
  * fixture_store_new belongs to the caller, who closes it with store_close
  * or with fixture_store_drop, which removes its files as well.
+ *
+ * The tests of the HTTP API share an HTTP client over real sockets on
+ * 127.0.0.1 (fixture_http and the functions next to it), a database of
+ * five taps, and a server started as tapd run starts it.  The body of a
+ * fixture_reply belongs to the caller (free it); a fixture_server belongs
+ * to fixture_server_setup..teardown.
  */
 #ifndef TAPD_TEST_FIXTURE_H
 #define TAPD_TEST_FIXTURE_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+struct api;
+struct control;
+struct events;
+struct status;
 struct store;
 struct touch_event;
 
@@ -92,5 +104,79 @@ void fixture_db_remove(const char *path);
 
 /* Closes st and removes its database file, as fixture_db_remove does. */
 void fixture_store_drop(struct store *st, const char *path);
+
+/*
+ * The group setup of the API tests: fixture_group_setup, then a database
+ * of 5 taps, one of them in a session, whose path fixture_api_db gives.
+ */
+int fixture_api_group_setup(void **state);
+const char *fixture_api_db(void);
+
+/* One HTTP exchange, read to the end. */
+struct fixture_reply {
+	int status;
+	char head[4096]; /* status line and headers */
+	char *body;
+	size_t len;
+};
+
+/* The writer side of tapd run: serves control requests with a store. */
+struct fixture_ingest {
+	struct control *control;
+	struct store *store;
+	pthread_t thread;
+	int stop;
+};
+
+/* A server as tapd run would start it, with events and a control. */
+struct fixture_server {
+	struct api *api;
+	struct status *status;
+	struct events *events;
+	struct fixture_ingest ingest;
+	uint16_t port;
+};
+
+/* A TCP connection to 127.0.0.1:port, with a receive timeout of 5 s. */
+int fixture_connect(uint16_t port);
+
+/* Sends all of data; a server that closes early ends it quietly. */
+void fixture_send_all(int fd, const char *data, size_t len);
+
+/* Reads to EOF, closes fd and splits the reply. */
+void fixture_read_reply(int fd, struct fixture_reply *r);
+
+/*
+ * Sends method path with extra header lines (each ending in \r\n) and a
+ * body, and reads the reply.
+ */
+void fixture_http(uint16_t port, const char *method, const char *path,
+		  const char *extra, const char *body, struct fixture_reply *r);
+
+/*
+ * The value of a header of r, written to buf, or NULL (names are
+ * case-insensitive).
+ */
+const char *fixture_header(struct fixture_reply *r, const char *name, char *buf,
+			   size_t size);
+
+/*
+ * Checks a JSON error reply: status, code, JSON type and no caching; then
+ * frees its body.
+ */
+void fixture_expect_error(struct fixture_reply *r, int status,
+			  const char *code);
+
+/* Reads from fd until needle shows up in what was read, or timeout. */
+bool fixture_read_until(int fd, char *buf, size_t size, size_t *len,
+			const char *needle, int timeout_ms);
+
+/*
+ * cmocka setup and teardown of a struct fixture_server on
+ * fixture_api_db(), at 127.0.0.1 on a free port, its event stream
+ * pinging every 200 ms.
+ */
+int fixture_server_setup(void **state);
+int fixture_server_teardown(void **state);
 
 #endif
