@@ -555,3 +555,111 @@ fixture_read_until(int fd, char *buf, size_t size, size_t *len,
 	}
 	return true;
 }
+
+int64_t
+fixture_clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	assert_int_equal(clock_gettime(clock, &ts), 0);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+sqlite3 *
+fixture_raw_open(const char *path, int flags)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, flags, NULL), SQLITE_OK);
+	sqlite3_busy_timeout(db, 2000);
+	return db;
+}
+
+void
+fixture_raw_exec(sqlite3 *db, const char *sql)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("'%s' failed: %s", sql, err ? err : "?");
+}
+
+/* The first column of the first row of sql, as an integer. */
+int64_t
+fixture_raw_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *stmt = NULL;
+	int64_t v;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+	v = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return v;
+}
+
+void
+fixture_raw_text(sqlite3 *db, const char *sql, char *buf, size_t size)
+{
+	sqlite3_stmt *stmt = NULL;
+	const unsigned char *s;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+	s = sqlite3_column_text(stmt, 0);
+	assert_non_null(s);
+	assert_true(strlen((const char *)s) < size);
+	snprintf(buf, size, "%s", (const char *)s);
+	sqlite3_finalize(stmt);
+}
+
+/* Rows in taps as a separate read-only connection sees them now. */
+int64_t
+fixture_visible_taps(const char *path)
+{
+	sqlite3 *db;
+	int64_t n;
+
+	db = fixture_raw_open(path, SQLITE_OPEN_READONLY);
+	n = fixture_raw_int(db, "SELECT count(*) FROM taps");
+	sqlite3_close(db);
+	return n;
+}
+
+struct store_tap
+fixture_sample_tap(void)
+{
+	struct store_tap t = {
+		.app = "com.example.app",
+		.pid = 4242,
+		.kind = "tap",
+		.status = "ok",
+		.flags = STORE_FLAG_BUSY_BEFORE,
+		.t_down_ns = 1000000000,
+		.t_up_ns = 1080000000,
+		.wall_ns = 1700000000123000000,
+		.x = 540.5,
+		.y = 1200.25,
+		.first_frame_ns = 48000000,
+		.settle_ns = 160000000,
+		.frames = 7,
+		.jank = 0,
+		.session = 0,
+	};
+
+	return t;
+}
+
+int64_t
+fixture_hist_sum(sqlite3 *db, const char *app, int metric, int span)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT coalesce(sum(count), 0) FROM tap_hist WHERE app = '%s'"
+		 " AND metric = %d AND span = %d",
+		 app, metric, span);
+	return fixture_raw_int(db, sql);
+}

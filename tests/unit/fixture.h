@@ -23,10 +23,14 @@
 #define TAPD_TEST_FIXTURE_H
 
 #include <pthread.h>
+#include <sqlite3.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
+
+#include "store.h"
 
 struct api;
 struct control;
@@ -178,5 +182,35 @@ bool fixture_read_until(int fd, char *buf, size_t size, size_t *len,
  */
 int fixture_server_setup(void **state);
 int fixture_server_teardown(void **state);
+
+/*
+ * The tests of the store check what is on disk, not what the store
+ * believes, through plain SQLite connections of their own, opened with
+ * fixture_raw_open (close them with sqlite3_close).
+ */
+
+/* clock_gettime(clock) now, in nanoseconds. */
+int64_t fixture_clock_ns(clockid_t clock);
+
+/* Opens path with SQLite's flags and a busy timeout of 2 s. */
+sqlite3 *fixture_raw_open(const char *path, int flags);
+
+/* Runs sql, failing the test with SQLite's message if it fails. */
+void fixture_raw_exec(sqlite3 *db, const char *sql);
+
+/* The first column of the first row of sql, as an integer. */
+int64_t fixture_raw_int(sqlite3 *db, const char *sql);
+
+/* The same as text, written to buf (the test fails if it does not fit). */
+void fixture_raw_text(sqlite3 *db, const char *sql, char *buf, size_t size);
+
+/* Rows in taps as a separate read-only connection sees them now. */
+int64_t fixture_visible_taps(const char *path);
+
+/* A valid tap of "com.example.app", its latencies and position known. */
+struct store_tap fixture_sample_tap(void);
+
+/* The sum of the tap_hist counts of app, metric and span. */
+int64_t fixture_hist_sum(sqlite3 *db, const char *app, int metric, int span);
 
 #endif
