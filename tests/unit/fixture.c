@@ -32,6 +32,7 @@
 #include "control.h"
 #include "events.h"
 #include "fixture.h"
+#include "input_getevent.h"
 #include "status.h"
 #include "store.h"
 #include "store_sql.h"
@@ -662,4 +663,49 @@ fixture_hist_sum(sqlite3 *db, const char *app, int metric, int span)
 		 " AND metric = %d AND span = %d",
 		 app, metric, span);
 	return fixture_raw_int(db, sql);
+}
+
+/* Reads every event of g into *out, failing the test beyond
+ * FIXTURE_GETEVENT_MAX. */
+void
+fixture_getevent_drain(struct input_getevent *g, struct fixture_getevent *out)
+{
+	struct touch_event ev;
+
+	out->n = 0;
+	while (input_getevent_next(g, &ev) == 1) {
+		assert_true(out->n < FIXTURE_GETEVENT_MAX);
+		out->ev[out->n++] = ev;
+	}
+	/* The end stays the end. */
+	assert_int_equal(input_getevent_next(g, &ev), 0);
+	input_getevent_get_stats(g, &out->st);
+	assert_int_equal(out->st.events, out->n);
+}
+
+int
+fixture_getevent_open_mem(const char *text, const char *device,
+			  struct fixture_getevent *out)
+{
+	struct input_getevent *g = NULL;
+	int r;
+
+	r = input_getevent_open_mem(text, strlen(text), "test", device, &g);
+	if (r == 0) {
+		fixture_getevent_drain(g, out);
+		input_getevent_free(g);
+	} else {
+		assert_null(g);
+	}
+	return r;
+}
+
+void
+fixture_expect_event(const struct touch_event *ev, int64_t t, uint16_t type,
+		     uint16_t code, int32_t value)
+{
+	assert_int_equal(ev->time_ns, t);
+	assert_int_equal(ev->type, type);
+	assert_int_equal(ev->code, code);
+	assert_int_equal(ev->value, value);
 }

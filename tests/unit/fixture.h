@@ -17,7 +17,9 @@
  * 127.0.0.1 (fixture_http and the functions next to it), a database of
  * five taps, and a server started as tapd run starts it.  The body of a
  * fixture_reply belongs to the caller (free it); a fixture_server belongs
- * to fixture_server_setup..teardown.
+ * to fixture_server_setup..teardown.  The tests of the store share plain
+ * SQLite connections and a sample tap, those of the getevent reader the
+ * draining of a log into a struct fixture_getevent.
  */
 #ifndef TAPD_TEST_FIXTURE_H
 #define TAPD_TEST_FIXTURE_H
@@ -30,14 +32,15 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "input_getevent.h"
 #include "store.h"
+#include "touch.h"
 
 struct api;
 struct control;
 struct events;
 struct status;
 struct store;
-struct touch_event;
 
 /*
  * Makes a new directory $TMPDIR/tapd-<tag>-XXXXXX (/tmp without TMPDIR),
@@ -212,5 +215,35 @@ struct store_tap fixture_sample_tap(void);
 
 /* The sum of the tap_hist counts of app, metric and span. */
 int64_t fixture_hist_sum(sqlite3 *db, const char *app, int metric, int span);
+
+/* The getevent logs of the tests, relative to the tree. */
+#define FIXTURE_GETEVENT_DIR "tests/fixtures/getevent/"
+
+/* The events of a getevent log as the reader gave them, and its counts. */
+#define FIXTURE_GETEVENT_MAX 256
+
+struct fixture_getevent {
+	struct touch_event ev[FIXTURE_GETEVENT_MAX];
+	size_t n;
+	struct input_getevent_stats st;
+};
+
+/*
+ * Reads every event of g into *out, failing the test beyond
+ * FIXTURE_GETEVENT_MAX; the end must stay the end, and the counts agree.
+ */
+void fixture_getevent_drain(struct input_getevent *g,
+			    struct fixture_getevent *out);
+
+/*
+ * Opens the log text (device as input_getevent_open_mem takes it) and
+ * drains it into *out.  Returns what the open returned.
+ */
+int fixture_getevent_open_mem(const char *text, const char *device,
+			      struct fixture_getevent *out);
+
+/* Checks an event's time, type, code and value. */
+void fixture_expect_event(const struct touch_event *ev, int64_t t,
+			  uint16_t type, uint16_t code, int32_t value);
 
 #endif
