@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api_conns.h"
 #include "api_events.h"
 #include "api_health.h"
 #include "api_metrics.h"
@@ -25,6 +26,7 @@
 #include "api_stats.h"
 #include "api_taps.h"
 #include "api_trace.h"
+#include "api_uri.h"
 #include "dbpool.h"
 #include "log.h"
 #include "loop.h"
@@ -42,49 +44,16 @@
  * fits a 32-bit address space too (the glibc default is 8 MiB).
  */
 #define API_THREAD_STACK (1024 * 1024)
-/* At most one line about refused connections this often. */
-#define API_REFUSED_LOG_NS (10 * 1000000000LL)
-#define API_TOKEN_MIN	   16
-#define API_TOKEN_MAX	   1024
+#define API_TOKEN_MIN	 16
+#define API_TOKEN_MAX	 1024
 /* How long api_stop() lets the streams end by themselves. */
 #define API_STOP_WAIT_MS 1500
-/*
- * A connection must deliver a whole request head this long after it
- * opened or after its previous answer, and a request body this long
- * after its head (docs/tapd.8, HTTP API).
- */
-#define API_HEAD_TIMEOUT_S 10
-#define API_BODY_TIMEOUT_S 30
-/* How often the deadlines are looked at. */
-#define API_WATCH_TICK_MS 250
-/*
- * The longest URI and the most query pairs ('&'-separated, empty ones
- * too) tapd reads.  Both are checked on the raw URI, before
- * libmicrohttpd parses the query into its per-connection memory, which
- * a few hundred pairs exhaust.
- */
-#define API_MAX_URI	    8192
-#define API_MAX_QUERY_PAIRS 64
 /*
  * The largest request head (request line and headers) tapd reads: below
  * the 64 KiB of memory libmicrohttpd gives a connection, past which it
  * answers a 431 of its own in HTML.
  */
 #define API_MAX_HEAD (32 * 1024)
-
-/*
- * A connection as the deadlines see it.  libmicrohttpd's own timeout is
- * an idle one that every byte resets, so a client sending a byte a second
- * would keep its connection (and thread) for ever.
- */
-struct api_conn {
-	struct api_conn *prev;
-	struct api_conn *next;
-	int fd;
-	int64_t since_ns; /* when the current deadline started */
-	int64_t limit_ns; /* how long it lasts; 0: none (being answered) */
-	bool cut;
-};
 
 struct api {
 	struct MHD_Daemon *mhd;
@@ -95,15 +64,9 @@ struct api {
 	int stopping;
 	int streams;
 	uint16_t port;
-	/* The deadlines' watch: the list of connections and its thread. */
-	pthread_mutex_t watch_lock;
-	pthread_cond_t watch_wake;
-	pthread_t watch_thread;
-	bool watch_init;
-	bool watch_running;
-	bool watch_stop;
-	struct api_conn *conns;
-	/* Whether a refused URI's query may be cut (see api_uri()). */
+	/* The deadlines of the connections (api_conns.h). */
+	struct api_conns *conns;
+	/* Whether a refused URI's query may be cut (api_uri.h). */
 	bool cut_query;
 };
 
@@ -290,164 +253,6 @@ api_begin(struct api *api, struct api_request *rq, struct MHD_Connection *conn,
 }
 
 /*
- * Starts the deadline of conn's next step: limit_s to go from now, or
- * none (0).  A connection unknown to the watch (no memory when it
- * opened) has none.
- */
-static void
-api_conn_arm(struct api *api, struct MHD_Connection *conn, int limit_s)
-{
-	const union MHD_ConnectionInfo *info;
-	struct api_conn *c;
-
-	info = MHD_get_connection_info(conn,
-				       MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	c = info ? info->socket_context : NULL;
-	if (!c)
-		return;
-	pthread_mutex_lock(&api->watch_lock);
-	c->since_ns = loop_now_ns();
-	c->limit_ns = (int64_t)limit_s * 1000000000LL;
-	pthread_mutex_unlock(&api->watch_lock);
-}
-
-/* Opened and closed connections join and leave the watch. */
-static void
-api_conn_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
-		enum MHD_ConnectionNotificationCode code)
-{
-	const union MHD_ConnectionInfo *info;
-	struct api *api = cls;
-	struct api_conn *c = *socket_context;
-
-	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		info = MHD_get_connection_info(
-			conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-		/*
-		 * Without memory the connection goes unwatched: the idle
-		 * timeout still ends one that sends nothing.
-		 */
-		c = info ? calloc(1, sizeof(*c)) : NULL;
-		if (!c)
-			return;
-		c->fd = info->connect_fd;
-		c->limit_ns = (int64_t)API_HEAD_TIMEOUT_S * 1000000000LL;
-		pthread_mutex_lock(&api->watch_lock);
-		c->since_ns = loop_now_ns();
-		c->next = api->conns;
-		if (api->conns)
-			api->conns->prev = c;
-		api->conns = c;
-		pthread_mutex_unlock(&api->watch_lock);
-		*socket_context = c;
-		return;
-	}
-	if (!c)
-		return;
-	/*
-	 * libmicrohttpd says a connection is closed before it closes the
-	 * socket: once off the list, its descriptor is never shut down
-	 * again, even if a new connection gets the same number.
-	 */
-	pthread_mutex_lock(&api->watch_lock);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		api->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	pthread_mutex_unlock(&api->watch_lock);
-	free(c);
-	*socket_context = NULL;
-}
-
-/*
- * The watch: every API_WATCH_TICK_MS, shuts down the sockets of the
- * connections past their deadline.  The connection's own thread then
- * reads the end of the stream and closes it the usual way.
- */
-static void *
-api_watch(void *arg)
-{
-	struct api *api = arg;
-	struct timespec ts;
-	struct api_conn *c;
-	unsigned cut;
-	int64_t now;
-
-	pthread_mutex_lock(&api->watch_lock);
-	while (!api->watch_stop) {
-		now = loop_now_ns();
-		cut = 0;
-		for (c = api->conns; c; c = c->next) {
-			if (c->cut || !c->limit_ns ||
-			    now - c->since_ns < c->limit_ns)
-				continue;
-			shutdown(c->fd, SHUT_RDWR);
-			c->cut = true;
-			cut++;
-		}
-		if (cut)
-			log_debug("closed %u connection%s past the deadline of "
-				  "a request",
-				  cut, cut == 1 ? "" : "s");
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += API_WATCH_TICK_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&api->watch_wake, &api->watch_lock, &ts);
-	}
-	pthread_mutex_unlock(&api->watch_lock);
-	return NULL;
-}
-
-/* Whether a byte is a control character (C0 or DEL). */
-static bool
-api_is_control(unsigned char c)
-{
-	return c < 0x20 || c == 0x7f;
-}
-
-static int
-api_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/*
- * Whether the first len bytes of a raw path hold a control character,
- * as is or percent-encoded: decoded, "%00" would end the C string the
- * handlers see, and "/v1/health%00" would be /v1/health.
- */
-static bool
-api_path_has_control(const char *path, size_t len)
-{
-	size_t i;
-	int hi, lo;
-
-	for (i = 0; i < len; i++) {
-		if (api_is_control((unsigned char)path[i]))
-			return true;
-		if (path[i] != '%' || i + 2 >= len)
-			continue;
-		hi = api_hex(path[i + 1]);
-		lo = api_hex(path[i + 2]);
-		if (hi >= 0 && lo >= 0 &&
-		    api_is_control((unsigned char)(hi << 4 | lo)))
-			return true;
-	}
-	return false;
-}
-
-/*
  * libmicrohttpd's first look at a request: its raw URI, as soon as the
  * request line is in.  The request starts here, so that what only the
  * raw URI shows is refused with the JSON error of api_begin().
@@ -457,47 +262,12 @@ api_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
 	struct api *api = cls;
 	struct api_request *rq;
-	const char *query;
-	size_t len, pairs, i;
 
 	/* Without memory, api_access() tries again the usual way. */
 	if (api_request__new_early(conn, &api->env, &rq) < 0)
 		return NULL;
-	if (!uri)
-		return rq;
-	len = strlen(uri);
-	query = strchr(uri, '?');
-	pairs = 0;
-	if (query) {
-		pairs = 1;
-		for (i = (size_t)(query - uri); i < len; i++)
-			pairs += uri[i] == '&';
-	}
-	if (len > API_MAX_URI)
-		api_request__refuse(rq, 414, "too_large",
-				    "the URI is %zu bytes, more than the %d "
-				    "allowed",
-				    len, API_MAX_URI);
-	else if (pairs > API_MAX_QUERY_PAIRS)
-		api_request__refuse(rq, 400, "bad_request",
-				    "the query has %zu parameters, more than "
-				    "the %d allowed",
-				    pairs, API_MAX_QUERY_PAIRS);
-	else if (api_path_has_control(uri, query ? (size_t)(query - uri) : len))
-		api_request__refuse(rq, 400, "bad_request",
-				    "the path holds a control character");
-	else
-		return rq;
-	/*
-	 * Right after this call libmicrohttpd 0.9.x parses the query into
-	 * the connection's memory pool; a query of many hundred pairs runs
-	 * it out, and the connection is then dropped without an answer.
-	 * The URI lies in the connection's read buffer, which is writable:
-	 * ending it after the '?' leaves nothing to parse, and the refusal
-	 * above is what the client hears.
-	 */
-	if (query && api->cut_query)
-		((char *)(uintptr_t)query)[1] = '\0';
+	if (uri)
+		api_uri_check(rq, uri, api->cut_query);
 	return rq;
 }
 
@@ -523,9 +293,9 @@ api_access(void *cls, struct MHD_Connection *conn, const char *url,
 		}
 		*con_cls = rq;
 		/* The head is in: the body, if any, has its own deadline. */
-		api_conn_arm(api, conn, API_BODY_TIMEOUT_S);
+		api_conns_arm(api->conns, conn, API_CONNS_BODY_TIMEOUT_S);
 		if (!api_begin(api, rq, conn, method, url)) {
-			api_conn_arm(api, conn, 0);
+			api_conns_arm(api->conns, conn, 0);
 			return api_result(rq);
 		}
 		return MHD_YES;
@@ -548,7 +318,7 @@ api_access(void *cls, struct MHD_Connection *conn, const char *url,
 		return MHD_YES;
 	}
 	/* The whole request is in: answering it has no deadline. */
-	api_conn_arm(api, conn, 0);
+	api_conns_arm(api->conns, conn, 0);
 	route = api_find_route(url);
 	if (!route)
 		return MHD_NO;
@@ -584,7 +354,7 @@ api_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct api *api = cls;
 
 	/* A kept-alive connection has the head deadline for its next one. */
-	api_conn_arm(api, conn, API_HEAD_TIMEOUT_S);
+	api_conns_arm(api->conns, conn, API_CONNS_HEAD_TIMEOUT_S);
 	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
 		log_debug("request ended early (termination code %d)",
 			  (int)toe);
@@ -772,102 +542,12 @@ out:
 	return rc;
 }
 
-/*
- * libmicrohttpd logs each connection it refuses (past the limit, or when
- * accept fails), which a crowd of clients turns into a flood: those lines
- * come at most every API_REFUSED_LOG_NS, with the count of the ones left
- * out.  Everything else goes to log_mhd() as it is.
- */
-static void api_log_mhd(void *cls, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
-
-static void
-api_log_mhd(void *cls, const char *fmt, va_list ap)
-{
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	static int64_t last_ns;
-	static unsigned long suppressed;
-	unsigned long before;
-	char msg[512];
-	int64_t now;
-	va_list copy;
-
-	va_copy(copy, ap);
-	vsnprintf(msg, sizeof(msg), fmt, copy);
-	va_end(copy);
-	if (!strcasestr(msg, "connection limit") &&
-	    !strcasestr(msg, "accepting connection") &&
-	    !strcasestr(msg, "connection rejected")) {
-		log_mhd(cls, fmt, ap);
-		return;
-	}
-	now = loop_now_ns();
-	pthread_mutex_lock(&lock);
-	if (last_ns && now - last_ns < API_REFUSED_LOG_NS) {
-		suppressed++;
-		pthread_mutex_unlock(&lock);
-		return;
-	}
-	last_ns = now;
-	before = suppressed;
-	suppressed = 0;
-	pthread_mutex_unlock(&lock);
-	msg[strcspn(msg, "\r\n")] = '\0';
-	if (before)
-		log_warnx("microhttpd: %s (%lu more like it suppressed since "
-			  "the last such line)",
-			  msg, before);
-	else
-		log_warnx("microhttpd: %s", msg);
-}
-
-static int
-api_watch_init(struct api *api)
-{
-	pthread_condattr_t attr;
-	int rc;
-
-	rc = pthread_condattr_init(&attr);
-	if (rc != 0)
-		return -rc;
-	rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	if (rc == 0)
-		rc = pthread_cond_init(&api->watch_wake, &attr);
-	pthread_condattr_destroy(&attr);
-	if (rc != 0)
-		return -rc;
-	rc = pthread_mutex_init(&api->watch_lock, NULL);
-	if (rc != 0) {
-		pthread_cond_destroy(&api->watch_wake);
-		return -rc;
-	}
-	api->watch_init = true;
-	return 0;
-}
-
-/* Ends the watch's thread, once the server has closed every connection. */
-static void
-api_watch_end(struct api *api)
-{
-	if (!api->watch_running)
-		return;
-	pthread_mutex_lock(&api->watch_lock);
-	api->watch_stop = true;
-	pthread_cond_signal(&api->watch_wake);
-	pthread_mutex_unlock(&api->watch_lock);
-	pthread_join(api->watch_thread, NULL);
-	api->watch_running = false;
-}
-
 static void
 api_free(struct api *api)
 {
 	if (!api)
 		return;
-	if (api->watch_init) {
-		pthread_cond_destroy(&api->watch_wake);
-		pthread_mutex_destroy(&api->watch_lock);
-	}
+	api_conns_free(api->conns);
 	dbpool_free(api->pool);
 	if (api->token)
 		explicit_bzero(api->token, api->token_len);
@@ -905,7 +585,7 @@ api_start(const struct api_config *cfg, struct api **out)
 	api = calloc(1, sizeof(*api));
 	if (!api)
 		return -ENOMEM;
-	rc = api_watch_init(api);
+	rc = api_conns_new(&api->conns);
 	if (rc < 0)
 		goto out;
 	if (cfg->token_file) {
@@ -949,7 +629,7 @@ api_start(const struct api_config *cfg, struct api **out)
 	api->mhd = MHD_start_daemon(
 		flags, 0, NULL, NULL, api_access, api,
 		/* The logger first, so that option errors reach it. */
-		MHD_OPTION_EXTERNAL_LOGGER, api_log_mhd, NULL,
+		MHD_OPTION_EXTERNAL_LOGGER, api_conns_log, NULL,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_THREAD_STACK_SIZE, (size_t)API_THREAD_STACK,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)conns,
@@ -957,7 +637,7 @@ api_start(const struct api_config *cfg, struct api **out)
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)timeout,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 		MHD_OPTION_NOTIFY_COMPLETED, api_completed, api,
-		MHD_OPTION_NOTIFY_CONNECTION, api_conn_notify, api,
+		MHD_OPTION_NOTIFY_CONNECTION, api_conns_notify, api->conns,
 		MHD_OPTION_URI_LOG_CALLBACK, api_uri, api, MHD_OPTION_END);
 	if (!api->mhd) {
 		err = errno;
@@ -970,15 +650,13 @@ api_start(const struct api_config *cfg, struct api **out)
 				     : strerror(err));
 		goto out;
 	}
-	err = pthread_create(&api->watch_thread, NULL, api_watch, api);
-	if (err != 0) {
-		rc = -err;
+	rc = api_conns_start(api->conns);
+	if (rc < 0) {
 		log_warnx("cannot start the connection watch: %s",
-			  strerror(err));
+			  strerror(-rc));
 		MHD_stop_daemon(api->mhd);
 		goto out;
 	}
-	api->watch_running = true;
 	info = MHD_get_daemon_info(api->mhd, MHD_DAEMON_INFO_BIND_PORT);
 	api->port = info ? info->port : 0;
 	log_info("serving the API on '%s' (port %u)%s", listen,
@@ -1116,7 +794,7 @@ api_stop(struct api *api)
 		nanosleep(&tick, NULL);
 	/* Requests in flight finish: it joins their threads. */
 	MHD_stop_daemon(api->mhd);
-	api_watch_end(api);
+	api_conns_stop(api->conns);
 	/* Only now, as the header says for threaded modes. */
 	if (ls != MHD_INVALID_SOCKET)
 		close(ls);

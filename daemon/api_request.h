@@ -40,6 +40,12 @@ const char *api_request_path(const struct api_request *rq);
  */
 int api_request_allow(struct api_request *rq, const char *const *names);
 
+/*
+ * The longest parameter name or value quoted back in an error, by
+ * api_request_allow() and the getters below.
+ */
+#define API_REQUEST_QUOTE 64
+
 /* The raw value, or NULL when absent ("?x" alone gives ""). */
 const char *api_request_param(const struct api_request *rq, const char *name);
 

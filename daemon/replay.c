@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/input.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,60 +10,15 @@
 #include <time.h>
 
 #include "api.h"
-#include "control.h"
 #include "device.h"
-#include "events.h"
 #include "gesture.h"
 #include "log.h"
-#include "metrics.h"
 #include "pipeline.h"
+#include "replay_int.h"
+#include "replay_serve.h"
 #include "source.h"
-#include "status.h"
 #include "store.h"
 #include "touch.h"
-
-#define MS INT64_C(1000000)
-
-struct replay {
-	const struct replay_options *opts;
-	/* The specs as given or found in the session, and their parse. */
-	char *text[SOURCE_ROLE_COUNT];
-	struct source_spec specs[SOURCE_ROLE_COUNT];
-	char *device_path;
-	struct device_info dev;
-	int have_dev;
-	/* The sources, in the order they were made; input is among them. */
-	struct source *src[SOURCE_ROLE_COUNT];
-	size_t n_src;
-	struct source *input;
-	struct store *store;
-	struct pipeline *pipe;
-	struct pipeline_config pcfg;
-
-	/* With --listen: the API and what it reads. */
-	struct api *api;
-	struct status *status;
-	struct events *events;
-	struct control *control;
-	struct metrics *metrics;
-
-	/*
-	 * The input's own failure (its time went back): the replay stops
-	 * reading it, finishes what came before and still ends its run.
-	 */
-	int input_rc;
-	/*
-	 * A recording other than the input went back (source_cut()): the
-	 * input stops where that one's data ends, at cut_ns.
-	 */
-	int have_cut;
-	int64_t cut_ns;
-
-	const char *wall_source;
-	int have_wall;
-	int64_t last_input_ns;
-	int64_t first_input_ns;
-};
 
 void
 replay_options_init(struct replay_options *opts)
@@ -93,8 +47,8 @@ path_exists(const char *path)
 	return stat(path, &sb) == 0;
 }
 
-static int
-stopping(const struct replay *r)
+int
+replay_stopping(const struct replay *r)
 {
 	return r->opts->stop && *r->opts->stop;
 }
@@ -114,7 +68,7 @@ holds_through_full(const struct replay *r)
  * The result of a step, on a full disk: a tap dropped (the store counts
  * it) is no failure while holding; a batch replay fails at once.
  */
-static int
+int
 replay_space(const struct replay *r, int rc)
 {
 	if (holds_through_full(r))
@@ -122,179 +76,6 @@ replay_space(const struct replay *r, int rc)
 	if (rc == 0 && store_full(r->store))
 		return -ENOSPC;
 	return rc;
-}
-
-/* What /v1/health says of the store: degraded while its disk is full. */
-static void
-report_store(struct replay *r)
-{
-	char why[160];
-
-	if (!r->api)
-		return;
-	if (store_health(r->store, why, sizeof(why)))
-		status_set_source(r->status, STATUS_SOURCE_STORE,
-				  STATUS_HEALTH_DEGRADED, "sqlite", "'%s': %s",
-				  r->opts->db, why);
-	else
-		status_set_source(r->status, STATUS_SOURCE_STORE,
-				  STATUS_HEALTH_UP, "sqlite", "'%s'",
-				  r->opts->db);
-}
-
-struct status_ctx {
-	struct replay *r;
-	int64_t frames_wm;
-};
-
-static void
-fill_status(struct status_snapshot *s, void *ctx)
-{
-	struct status_ctx *sc = ctx;
-	struct replay *r = sc->r;
-	size_t i;
-
-	pipeline_fill_status(r->pipe, sc->frames_wm, s);
-	for (i = 0; i < r->n_src; i++)
-		source_fill_status(r->src[i], s);
-}
-
-/*
- * A paced replay commits on the live daemon's timer: a batch is committed
- * once its first row is 100 ms old (store_tick()), so that a replay killed
- * midway loses only the taps of the last moments, as the daemon would.
- * An unpaced replay runs through its rows as fast as it can and commits
- * them by the batch, but for the held taps of a full disk, which are
- * tried again on the timer.
- */
-static int
-commit_tick(struct replay *r)
-{
-	struct timespec now;
-
-	if (r->opts->pace <= 0 && !store_full(r->store))
-		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return store_tick(r->store,
-			  now.tv_sec * INT64_C(1000000000) + now.tv_nsec);
-}
-
-/*
- * Between input events: commit on the timer when paced and, with the API
- * up, commit and announce what was finalized, answer session requests,
- * refresh the health counters.
- */
-static int
-serve_api(struct replay *r, int64_t frames_wm)
-{
-	struct status_ctx sc = {r, frames_wm};
-	int rc;
-
-	if (!r->api)
-		return replay_space(r, commit_tick(r));
-	rc = pipeline_flush(r->pipe);
-	if (rc == 0)
-		rc = commit_tick(r);
-	control_serve(r->control, pipeline_control, r->pipe);
-	status_update(r->status, fill_status, &sc);
-	report_store(r);
-	return replay_space(r, rc);
-}
-
-/*
- * With --pace, waits until the wall clock reaches the moment of the event
- * at t_ns, in slices short enough to answer the API and notice a stop.
- */
-static void
-pace_to(struct replay *r, int64_t t_ns, int64_t t0_ns, int64_t wall0_ns,
-	int64_t frames_wm)
-{
-	struct timespec now, slice;
-	int64_t due, left;
-
-	if (r->opts->pace <= 0)
-		return;
-	due = wall0_ns + (int64_t)((double)(t_ns - t0_ns) / r->opts->pace);
-	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = due - (now.tv_sec * INT64_C(1000000000) + now.tv_nsec);
-		if (left <= 0 || stopping(r))
-			return;
-		if (left > 50 * MS)
-			left = 50 * MS;
-		slice.tv_sec = 0;
-		slice.tv_nsec = (long)left;
-		nanosleep(&slice, NULL);
-		serve_api(r, frames_wm);
-	}
-}
-
-/* Waits for the stop signal, answering the API meanwhile. */
-static void
-serve_until_stopped(struct replay *r, int64_t frames_wm)
-{
-	struct pollfd pfd;
-
-	pfd.fd = control_fd(r->control);
-	pfd.events = POLLIN;
-	while (!stopping(r)) {
-		/* A signal interrupts poll(); the flag is checked again. */
-		poll(&pfd, 1, 200);
-		serve_api(r, frames_wm);
-	}
-}
-
-static int
-start_api(struct replay *r)
-{
-	struct api_config cfg;
-	int rc;
-
-	rc = status_new("replay", &r->status);
-	if (rc == 0)
-		rc = events_new(0, &r->events);
-	if (rc == 0)
-		rc = control_new(&r->control);
-	if (rc == 0)
-		rc = metrics_new(&r->metrics);
-	if (rc < 0)
-		return rc;
-	api_config_default(&cfg);
-	cfg.listen = r->opts->listen;
-	cfg.token_file = r->opts->token_file;
-	cfg.db_path = r->opts->db;
-	cfg.status = r->status;
-	cfg.events = r->events;
-	cfg.control = r->control;
-	cfg.metrics = r->metrics;
-	return api_bring_up(&cfg, &r->api);
-}
-
-/* What /v1/health says of the sources: up while replaying, done after. */
-static void
-report_sources(struct replay *r, int done)
-{
-	size_t i;
-
-	if (!r->api)
-		return;
-	for (i = 0; i < r->n_src; i++)
-		source_report(r->src[i], r->status, done);
-	report_store(r);
-}
-
-static void
-stop_api(struct replay *r)
-{
-	if (r->control)
-		control_shutdown(r->control);
-	if (r->events)
-		events_shutdown(r->events);
-	api_stop(r->api);
-	metrics_free(r->metrics);
-	control_free(r->control);
-	events_free(r->events);
-	status_free(r->status);
 }
 
 /*
@@ -367,13 +148,13 @@ print_summary(struct replay *r, FILE *out, int64_t run_id)
 			"positions  display px (%dx%d), slop %.1f px, long "
 			"press %" PRId64 " ms\n",
 			g->width_px, g->height_px, g->slop_px,
-			g->long_press_ns / MS);
+			g->long_press_ns / REPLAY_MS);
 	else
 		fprintf(out,
 			"positions  raw units (no axis ranges in device.json "
 			"or the log), slop %.1f raw units, long press %" PRId64
 			" ms\n",
-			g->slop_px, g->long_press_ns / MS);
+			g->slop_px, g->long_press_ns / REPLAY_MS);
 	for (i = 0; i < r->n_src; i++)
 		if (source_role(r->src[i]) == SOURCE_ROLE_FRAMES ||
 		    source_role(r->src[i]) == SOURCE_ROLE_FOREGROUND)
@@ -653,10 +434,11 @@ replay_events(struct replay *r, int64_t *frames_wm)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts0);
 	wall0 = ts0.tv_sec * INT64_C(1000000000) + ts0.tv_nsec;
-	while (!stopping(r) && (rc = source_next(r->input, &ev)) == 1) {
+	while (!replay_stopping(r) && (rc = source_next(r->input, &ev)) == 1) {
 		if (r->first_input_ns == INT64_MIN)
 			r->first_input_ns = ev.time_ns;
-		pace_to(r, ev.time_ns, r->first_input_ns, wall0, *frames_wm);
+		replay_serve_pace(r, ev.time_ns, r->first_input_ns, wall0,
+				  *frames_wm);
 		rc = pump_frames(r,
 				 ev.time_ns > r->last_input_ns
 					 ? ev.time_ns
@@ -682,7 +464,7 @@ replay_events(struct replay *r, int64_t *frames_wm)
 						      r->last_input_ns));
 		if (rc < 0)
 			return rc;
-		rc = serve_api(r, *frames_wm);
+		rc = replay_serve_tick(r, *frames_wm);
 		if (rc < 0)
 			return rc;
 	}
@@ -708,12 +490,13 @@ replay_finish(struct replay *r, int64_t *frames_wm)
 	if (pipeline_gesture_in_progress(r->pipe))
 		log_info("a gesture was still in progress at the end of the "
 			 "input");
-	if (stopping(r)) {
+	if (replay_stopping(r)) {
 		/*
 		 * Stopped early: the frames read so far are all there is, and
 		 * taps whose windows they do not cover are truncated.
 		 */
-		log_info("stopping: pending taps are stored as truncated");
+		log_info("replay_stopping: pending taps are stored as "
+			 "truncated");
 		input_end = r->last_input_ns;
 	} else {
 		rc = finish_frames(r, frames_wm);
@@ -771,7 +554,7 @@ replay_run(const struct replay_options *opts, FILE *out)
 		goto out;
 	}
 	if (opts->listen) {
-		rc = start_api(&r);
+		rc = replay_serve_start(&r);
 		if (rc < 0)
 			goto out;
 	}
@@ -801,13 +584,13 @@ replay_run(const struct replay_options *opts, FILE *out)
 		goto out;
 	}
 	setup_wall(&r, &r.dev, r.have_dev);
-	report_sources(&r, 0);
+	replay_serve_report_sources(&r, 0);
 	rc = replay_events(&r, &frames_wm);
 	if (rc == 0)
 		rc = replay_finish(&r, &frames_wm);
 	if (rc == 0) {
-		report_sources(&r, 1);
-		rc = serve_api(&r, frames_wm);
+		replay_serve_report_sources(&r, 1);
+		rc = replay_serve_tick(&r, frames_wm);
 	}
 	/* A replay stopped by a full disk still ends its run. */
 	if (rc < 0 && rc != -ENOSPC)
@@ -839,7 +622,7 @@ replay_run(const struct replay_options *opts, FILE *out)
 	if (r.api) {
 		fprintf(out, "\nreplay done; serving until interrupted\n");
 		fflush(out);
-		serve_until_stopped(&r, frames_wm);
+		replay_serve_until_stopped(&r, frames_wm);
 		if (store_drain(r.store) < 0) {
 			log_error("stopped without storing every tap in '%s': "
 				  "disk full (ENOSPC)",
@@ -848,7 +631,7 @@ replay_run(const struct replay_options *opts, FILE *out)
 		}
 	}
 out:
-	stop_api(&r);
+	replay_serve_stop(&r);
 	pipeline_free(r.pipe);
 	store_close(r.store);
 	for (i = r.n_src; i > 0; i--)

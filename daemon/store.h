@@ -9,8 +9,10 @@
  * else.  Readers get plain C data from store_taps.h (taps, frames, apps)
  * and store_query.h (statistics); the names of the kinds, statuses and
  * flags below are the daemon's only copy.  Its files: store.c (open,
- * migrations, the errno map), store_write.c (the batched writer and the
- * sessions), store_taps.c and store_query.c, sharing store_sql.h.
+ * the errno map), store_schema.c (the migrations, the version checks),
+ * store_write.c (the batched writer and the sessions), store_held.c (the
+ * taps held over a full disk), store_taps.c and store_query.c, sharing
+ * store_sql.h.
  */
 #ifndef TAPD_STORE_H
 #define TAPD_STORE_H

@@ -1,10 +1,11 @@
 /*
- * The store's own header, shared by its files (store.c, store_write.c,
- * store_taps.c, store_query.c) and by the tests that look inside a file:
- * the connection, the statements, the one SQLite-to-errno map and the one
- * builder of WHERE clauses over the taps.  Nothing else in the daemon
- * includes it: SQL stays inside the store.  The double underscore marks
- * names shared by the module's files, not part of its contract.
+ * The store's own header, shared by its files (store.c, store_schema.c,
+ * store_write.c, store_held.c, store_taps.c, store_query.c) and by the
+ * tests that look inside a file: the connection, the statements, the one
+ * SQLite-to-errno map and the one builder of WHERE clauses over the taps.
+ * Nothing else in the daemon includes it: SQL stays inside the store.  The
+ * double underscore marks names shared by the module's files, not part of its
+ * contract.
  */
 #ifndef TAPD_STORE_SQL_H
 #define TAPD_STORE_SQL_H
@@ -111,6 +112,58 @@ int store__fail(const struct store *st, int rc, const char *what);
 
 /* Frees the held taps (store__held) and forgets them. */
 void store__held_clear(struct store *st);
+
+/*
+ * From store.c, for store_schema.c: reads a pragma whose value is one
+ * integer.  Logs and returns the errno on failure.
+ */
+int store__pragma_int(struct store *st, const char *name, int64_t *value);
+
+/*
+ * From store_schema.c, for store.c's open: store__identify() decides
+ * from the header whether the file may be used, before anything writes
+ * to it (*fresh: a new, empty file); store__migrate() brings the schema
+ * to the latest version, one migration per transaction;
+ * store__sql_hist_bucket() is tapd_hist_bucket(ns) in SQL, for the
+ * migrations.
+ */
+int store__identify(struct store *st, bool *fresh);
+int store__migrate(struct store *st);
+void store__sql_hist_bucket(sqlite3_context *ctx, int argc,
+			    sqlite3_value **argv);
+
+/*
+ * The writer's halves, store_write.c (the batched inserts) and
+ * store_held.c (the taps held over a full disk), call each other through
+ * the seven functions below.
+ *
+ * From store_write.c, for store_held.c: store__put() inserts a held tap,
+ * its frames and its histogram counts in the open transaction, and
+ * returns the SQLite result, *row_only saying that the tap's own INSERT
+ * failed (which undoes that statement alone); store__row_rejected() says
+ * whether such a failure lost that row alone (a constraint, the
+ * transaction still open); store__write_end() writes the pending end of
+ * the open run in a statement of its own.
+ */
+int store__put(struct store *st, const struct store__held *h, bool *row_only);
+bool store__row_rejected(struct store *st, int rc, bool row_only);
+int store__write_end(struct store *st);
+
+/*
+ * From store_held.c, for store_write.c: store__write_failed() handles a
+ * failed write of the batch (a full disk keeps the held taps, anything
+ * else loses them) and returns the errno; store__hold() keeps a copy of
+ * a valid tap with the next id and the open run; store__unhold() forgets
+ * held tap i, which the database refused; store__flush() writes what is
+ * pending (the open batch, or the held taps at most every
+ * STORE_RETRY_NS unless forced, then a pending end of run).
+ */
+int store__write_failed(struct store *st, int rc, const char *what);
+int store__hold(struct store *st, const struct store_tap *tap,
+		const struct store_frame *frames, size_t nframes,
+		struct store__held **out);
+void store__unhold(struct store *st, size_t i);
+int store__flush(struct store *st, bool force);
 
 /* Runs SQL without results; logs and returns the errno on failure. */
 int store__exec(struct store *st, const char *sql, const char *what);

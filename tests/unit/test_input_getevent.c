@@ -1,6 +1,9 @@
 /*
  * Tests of the getevent log reader over the real captures and the
- * hand-written logs in tests/fixtures/getevent/, and logs built in memory.
+ * hand-written logs in tests/fixtures/getevent/, and logs built in memory:
+ * the forms of its lines and headers, and the device it picks.  Time
+ * going back, the limits and the reading in chunks have
+ * test_input_getevent_read.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,73 +26,17 @@
 #include "input_getevent_line.h"
 #include "log.h"
 
-#define LOCAL_DIR "tests/fixtures/getevent/"
-
-/* The reader's own limits, restated: the tests check them from outside. */
-#define FILE_MAX ((size_t)1 << 30)
-#define LINE_MAX 4096
-
-#define EVENTS_MAX 256
-
-struct events {
-	struct touch_event ev[EVENTS_MAX];
-	size_t n;
-	struct input_getevent_stats st;
-};
-
-/* Reads every event of g into *out, failing the test beyond EVENTS_MAX. */
-static void
-drain(struct input_getevent *g, struct events *out)
-{
-	struct touch_event ev;
-
-	out->n = 0;
-	while (input_getevent_next(g, &ev) == 1) {
-		assert_true(out->n < EVENTS_MAX);
-		out->ev[out->n++] = ev;
-	}
-	/* The end stays the end. */
-	assert_int_equal(input_getevent_next(g, &ev), 0);
-	input_getevent_get_stats(g, &out->st);
-	assert_int_equal(out->st.events, out->n);
-}
-
-static int
-open_mem(const char *text, const char *device, struct events *out)
-{
-	struct input_getevent *g = NULL;
-	int r;
-
-	r = input_getevent_open_mem(text, strlen(text), "test", device, &g);
-	if (r == 0) {
-		drain(g, out);
-		input_getevent_free(g);
-	} else {
-		assert_null(g);
-	}
-	return r;
-}
-
-static void
-expect_event(const struct touch_event *ev, int64_t t, uint16_t type,
-	     uint16_t code, int32_t value)
-{
-	assert_int_equal(ev->time_ns, t);
-	assert_int_equal(ev->type, type);
-	assert_int_equal(ev->code, code);
-	assert_int_equal(ev->value, value);
-}
-
 static void
 test_emulator_tap(void **state)
 {
 	struct input_getevent *g = NULL;
-	struct events e;
+	struct fixture_getevent e;
 	struct input_getevent_axis ax;
 	const int64_t t0 = 42407808000LL, t1 = 42453256000LL;
 
 	(void)state;
-	assert_int_equal(input_getevent_open(LOCAL_DIR "emulator-tap.getevent",
+	assert_int_equal(input_getevent_open(FIXTURE_GETEVENT_DIR
+					     "emulator-tap.getevent",
 					     NULL, &g),
 			 0);
 	assert_non_null(g);
@@ -97,19 +44,19 @@ test_emulator_tap(void **state)
 	assert_null(input_getevent_device_name(g));
 	assert_int_equal(input_getevent_get_axis(g, ABS_MT_POSITION_X, &ax),
 			 -ENOENT);
-	drain(g, &e);
+	fixture_getevent_drain(g, &e);
 	input_getevent_free(g);
 
 	assert_int_equal(e.n, 9);
-	expect_event(&e.ev[0], t0, EV_ABS, ABS_MT_TRACKING_ID, 0);
-	expect_event(&e.ev[1], t0, EV_ABS, ABS_MT_TOUCH_MAJOR, 4);
-	expect_event(&e.ev[2], t0, EV_ABS, ABS_MT_PRESSURE, 0x81);
-	expect_event(&e.ev[3], t0, EV_ABS, ABS_MT_POSITION_X, 0x4289);
-	expect_event(&e.ev[4], t0, EV_ABS, ABS_MT_POSITION_Y, 0x7758);
-	expect_event(&e.ev[5], t0, EV_SYN, SYN_REPORT, 0);
-	expect_event(&e.ev[6], t1, EV_ABS, ABS_MT_PRESSURE, 0);
-	expect_event(&e.ev[7], t1, EV_ABS, ABS_MT_TRACKING_ID, -1);
-	expect_event(&e.ev[8], t1, EV_SYN, SYN_REPORT, 0);
+	fixture_expect_event(&e.ev[0], t0, EV_ABS, ABS_MT_TRACKING_ID, 0);
+	fixture_expect_event(&e.ev[1], t0, EV_ABS, ABS_MT_TOUCH_MAJOR, 4);
+	fixture_expect_event(&e.ev[2], t0, EV_ABS, ABS_MT_PRESSURE, 0x81);
+	fixture_expect_event(&e.ev[3], t0, EV_ABS, ABS_MT_POSITION_X, 0x4289);
+	fixture_expect_event(&e.ev[4], t0, EV_ABS, ABS_MT_POSITION_Y, 0x7758);
+	fixture_expect_event(&e.ev[5], t0, EV_SYN, SYN_REPORT, 0);
+	fixture_expect_event(&e.ev[6], t1, EV_ABS, ABS_MT_PRESSURE, 0);
+	fixture_expect_event(&e.ev[7], t1, EV_ABS, ABS_MT_TRACKING_ID, -1);
+	fixture_expect_event(&e.ev[8], t1, EV_SYN, SYN_REPORT, 0);
 	assert_int_equal(e.st.lines, 9);
 	assert_int_equal(e.st.skipped, 0);
 	assert_int_equal(e.st.other_events, 0);
@@ -121,25 +68,25 @@ static void
 test_phone_touch_down(void **state)
 {
 	struct input_getevent *g = NULL;
-	struct events e;
+	struct fixture_getevent e;
 	const int64_t t = 2311461360000LL;
 
 	(void)state;
-	assert_int_equal(input_getevent_open(LOCAL_DIR
+	assert_int_equal(input_getevent_open(FIXTURE_GETEVENT_DIR
 					     "phone-touch-down.getevent",
 					     NULL, &g),
 			 0);
-	drain(g, &e);
+	fixture_getevent_drain(g, &e);
 	input_getevent_free(g);
 
 	assert_int_equal(e.n, 8);
-	expect_event(&e.ev[0], t, EV_ABS, ABS_MT_TOUCH_MAJOR, 0xf);
-	expect_event(&e.ev[1], t, EV_ABS, ABS_MT_WIDTH_MAJOR, 0xf);
-	expect_event(&e.ev[3], t, EV_ABS, ABS_MT_POSITION_X, 319);
-	expect_event(&e.ev[4], t, EV_ABS, ABS_MT_POSITION_Y, 998);
-	expect_event(&e.ev[5], t, EV_ABS, ABS_MT_TRACKING_ID, 0x26);
-	expect_event(&e.ev[6], t, EV_KEY, BTN_TOUCH, 1);
-	expect_event(&e.ev[7], t, EV_SYN, SYN_REPORT, 0);
+	fixture_expect_event(&e.ev[0], t, EV_ABS, ABS_MT_TOUCH_MAJOR, 0xf);
+	fixture_expect_event(&e.ev[1], t, EV_ABS, ABS_MT_WIDTH_MAJOR, 0xf);
+	fixture_expect_event(&e.ev[3], t, EV_ABS, ABS_MT_POSITION_X, 319);
+	fixture_expect_event(&e.ev[4], t, EV_ABS, ABS_MT_POSITION_Y, 998);
+	fixture_expect_event(&e.ev[5], t, EV_ABS, ABS_MT_TRACKING_ID, 0x26);
+	fixture_expect_event(&e.ev[6], t, EV_KEY, BTN_TOUCH, 1);
+	fixture_expect_event(&e.ev[7], t, EV_SYN, SYN_REPORT, 0);
 	assert_int_equal(e.st.skipped, 0);
 }
 
@@ -151,20 +98,21 @@ test_no_timestamps(void **state)
 	char *buf;
 
 	(void)state;
-	assert_int_equal(input_getevent_open(LOCAL_DIR
+	assert_int_equal(input_getevent_open(FIXTURE_GETEVENT_DIR
 					     "phone-no-timestamps.getevent",
 					     NULL, &g),
 			 -EINVAL);
 	assert_null(g);
 	/* Naming the device it does hold changes nothing. */
-	assert_int_equal(input_getevent_open(LOCAL_DIR
+	assert_int_equal(input_getevent_open(FIXTURE_GETEVENT_DIR
 					     "phone-no-timestamps.getevent",
 					     "/dev/input/event3", &g),
 			 -EINVAL);
 	assert_null(g);
 
 	/* The same from memory, and without the device prefixes. */
-	buf = fixture_slurp(LOCAL_DIR "phone-no-timestamps.getevent", &len);
+	buf = fixture_slurp(FIXTURE_GETEVENT_DIR "phone-no-timestamps.getevent",
+			    &len);
 	assert_int_equal(input_getevent_open_mem(buf, len, "x", NULL, &g),
 			 -EINVAL);
 	free(buf);
@@ -179,33 +127,35 @@ static void
 test_hex_form(void **state)
 {
 	struct input_getevent *g = NULL;
-	struct events e;
+	struct fixture_getevent e;
 	const int64_t t0 = 1564568377000LL, t1 = 1564651022000LL;
 
 	(void)state;
-	assert_int_equal(
-		input_getevent_open(LOCAL_DIR "hex-tap.getevent", NULL, &g), 0);
-	drain(g, &e);
+	assert_int_equal(input_getevent_open(FIXTURE_GETEVENT_DIR
+					     "hex-tap.getevent",
+					     NULL, &g),
+			 0);
+	fixture_getevent_drain(g, &e);
 	input_getevent_free(g);
 
 	assert_int_equal(e.n, 11);
-	expect_event(&e.ev[0], t0, EV_ABS, ABS_MT_TRACKING_ID, 0x26);
-	expect_event(&e.ev[4], t0, EV_ABS, ABS_MT_POSITION_X, 0x16d);
-	expect_event(&e.ev[5], t0, EV_ABS, ABS_MT_POSITION_Y, 0x459);
-	expect_event(&e.ev[6], t0, EV_KEY, BTN_TOUCH, 1);
-	expect_event(&e.ev[7], t0, EV_SYN, SYN_REPORT, 0);
-	expect_event(&e.ev[8], t1, EV_ABS, ABS_MT_TRACKING_ID, -1);
-	expect_event(&e.ev[9], t1, EV_KEY, BTN_TOUCH, 0);
-	expect_event(&e.ev[10], t1, EV_SYN, SYN_REPORT, 0);
+	fixture_expect_event(&e.ev[0], t0, EV_ABS, ABS_MT_TRACKING_ID, 0x26);
+	fixture_expect_event(&e.ev[4], t0, EV_ABS, ABS_MT_POSITION_X, 0x16d);
+	fixture_expect_event(&e.ev[5], t0, EV_ABS, ABS_MT_POSITION_Y, 0x459);
+	fixture_expect_event(&e.ev[6], t0, EV_KEY, BTN_TOUCH, 1);
+	fixture_expect_event(&e.ev[7], t0, EV_SYN, SYN_REPORT, 0);
+	fixture_expect_event(&e.ev[8], t1, EV_ABS, ABS_MT_TRACKING_ID, -1);
+	fixture_expect_event(&e.ev[9], t1, EV_KEY, BTN_TOUCH, 0);
+	fixture_expect_event(&e.ev[10], t1, EV_SYN, SYN_REPORT, 0);
 	assert_int_equal(e.st.skipped, 0);
 }
 
 static void
 test_two_devices(void **state)
 {
-	const char *path = LOCAL_DIR "two-devices.getevent";
+	const char *path = FIXTURE_GETEVENT_DIR "two-devices.getevent";
 	struct input_getevent *g = NULL;
-	struct events e;
+	struct fixture_getevent e;
 	size_t i;
 
 	(void)state;
@@ -213,16 +163,16 @@ test_two_devices(void **state)
 	assert_int_equal(input_getevent_open(path, NULL, &g), 0);
 	assert_string_equal(input_getevent_device(g), "/dev/input/event3");
 	assert_string_equal(input_getevent_device_name(g), "fts_ts");
-	drain(g, &e);
+	fixture_getevent_drain(g, &e);
 	input_getevent_free(g);
 	assert_int_equal(e.n, 9);
 	for (i = 0; i < e.n; i++)
 		assert_int_not_equal(e.ev[i].code, KEY_POWER);
-	expect_event(&e.ev[0], 20513100200000LL, EV_ABS, ABS_MT_TRACKING_ID,
-		     0x2ae);
-	expect_event(&e.ev[6], 20513180017000LL, EV_ABS, ABS_MT_TRACKING_ID,
-		     -1);
-	expect_event(&e.ev[7], 20513180017000LL, EV_KEY, BTN_TOUCH, 0);
+	fixture_expect_event(&e.ev[0], 20513100200000LL, EV_ABS,
+			     ABS_MT_TRACKING_ID, 0x2ae);
+	fixture_expect_event(&e.ev[6], 20513180017000LL, EV_ABS,
+			     ABS_MT_TRACKING_ID, -1);
+	fixture_expect_event(&e.ev[7], 20513180017000LL, EV_KEY, BTN_TOUCH, 0);
 	assert_int_equal(e.st.other_events, 4);
 	assert_int_equal(e.st.devices, 2);
 	assert_int_equal(e.st.lines, 17);
@@ -232,12 +182,12 @@ test_two_devices(void **state)
 	assert_int_equal(input_getevent_open(path, "/dev/input/event1", &g), 0);
 	assert_string_equal(input_getevent_device(g), "/dev/input/event1");
 	assert_string_equal(input_getevent_device_name(g), "gpio-keys");
-	drain(g, &e);
+	fixture_getevent_drain(g, &e);
 	input_getevent_free(g);
 	assert_int_equal(e.n, 4);
-	expect_event(&e.ev[0], 20512334001000LL, EV_KEY, KEY_POWER, 1);
-	expect_event(&e.ev[1], 20512334001000LL, EV_SYN, SYN_REPORT, 0);
-	expect_event(&e.ev[2], 20513161433000LL, EV_KEY, KEY_POWER, 0);
+	fixture_expect_event(&e.ev[0], 20512334001000LL, EV_KEY, KEY_POWER, 1);
+	fixture_expect_event(&e.ev[1], 20512334001000LL, EV_SYN, SYN_REPORT, 0);
+	fixture_expect_event(&e.ev[2], 20513161433000LL, EV_KEY, KEY_POWER, 0);
 	assert_int_equal(e.st.other_events, 9);
 
 	/* A device the log does not hold is refused. */
@@ -253,10 +203,10 @@ test_two_devices(void **state)
 static void
 test_possible_events(void **state)
 {
-	const char *path = LOCAL_DIR "possible-events.getevent";
+	const char *path = FIXTURE_GETEVENT_DIR "possible-events.getevent";
 	struct input_getevent *g = NULL;
 	struct input_getevent_axis ax;
-	struct events e;
+	struct fixture_getevent e;
 
 	(void)state;
 	assert_int_equal(input_getevent_open(path, NULL, &g), 0);
@@ -276,10 +226,10 @@ test_possible_events(void **state)
 			 -ENOENT);
 	assert_int_equal(input_getevent_get_axis(g, ABS_X, &ax), -ENOENT);
 	assert_int_equal(input_getevent_get_axis(g, 0xffff, &ax), -ENOENT);
-	drain(g, &e);
+	fixture_getevent_drain(g, &e);
 	input_getevent_free(g);
 	assert_int_equal(e.n, 8);
-	expect_event(&e.ev[6], 2311461360000LL, EV_KEY, BTN_TOUCH, 1);
+	fixture_expect_event(&e.ev[6], 2311461360000LL, EV_KEY, BTN_TOUCH, 1);
 	/* Every header line, -i details included, is understood. */
 	assert_int_equal(e.st.skipped, 0);
 	assert_int_equal(e.st.devices, 2);
@@ -298,7 +248,7 @@ test_possible_events(void **state)
 	assert_int_equal(ax.max, 255);
 	assert_int_equal(input_getevent_get_axis(g, ABS_MT_PRESSURE, &ax),
 			 -ENOENT);
-	drain(g, &e);
+	fixture_getevent_drain(g, &e);
 	input_getevent_free(g);
 	assert_int_equal(e.n, 0);
 	assert_int_equal(e.st.other_events, 8);
@@ -324,7 +274,7 @@ test_header_then_unprefixed(void **state)
 		"00000000\n";
 	struct input_getevent *g = NULL;
 	struct input_getevent_axis ax;
-	struct events e;
+	struct fixture_getevent e;
 
 	(void)state;
 	assert_int_equal(
@@ -335,14 +285,16 @@ test_header_then_unprefixed(void **state)
 	assert_int_equal(input_getevent_get_axis(g, ABS_MT_POSITION_X, &ax), 0);
 	assert_int_equal(ax.min, -5);
 	assert_int_equal(ax.max, 719);
-	drain(g, &e);
+	fixture_getevent_drain(g, &e);
 	input_getevent_free(g);
 	assert_int_equal(e.n, 2);
 	assert_int_equal(e.st.devices, 1);
 
-	assert_int_equal(open_mem(log, "/dev/input/event2", &e), 0);
+	assert_int_equal(
+		fixture_getevent_open_mem(log, "/dev/input/event2", &e), 0);
 	assert_int_equal(e.n, 2);
-	expect_event(&e.ev[0], 1000001000LL, EV_ABS, ABS_MT_TRACKING_ID, 1);
+	fixture_expect_event(&e.ev[0], 1000001000LL, EV_ABS, ABS_MT_TRACKING_ID,
+			     1);
 }
 
 /* A log without prefixes names no device, so naming one fails. */
@@ -353,7 +305,7 @@ test_unprefixed_named_device(void **state)
 	int r;
 
 	(void)state;
-	r = input_getevent_open(LOCAL_DIR "emulator-tap.getevent",
+	r = input_getevent_open(FIXTURE_GETEVENT_DIR "emulator-tap.getevent",
 				"/dev/input/event1", &g);
 	assert_int_equal(r, -ENODEV);
 	assert_null(g);
@@ -363,12 +315,12 @@ static void
 test_crlf(void **state)
 {
 	struct input_getevent *g = NULL;
-	struct events lf, crlf;
+	struct fixture_getevent lf, crlf;
 	char *buf, *dos;
 	size_t len, i, n = 0;
 
 	(void)state;
-	buf = fixture_slurp(LOCAL_DIR "emulator-tap.getevent", &len);
+	buf = fixture_slurp(FIXTURE_GETEVENT_DIR "emulator-tap.getevent", &len);
 	dos = malloc(2 * len);
 	assert_non_null(dos);
 	for (i = 0; i < len; i++) {
@@ -377,10 +329,10 @@ test_crlf(void **state)
 		dos[n++] = buf[i];
 	}
 	assert_int_equal(input_getevent_open_mem(buf, len, "lf", NULL, &g), 0);
-	drain(g, &lf);
+	fixture_getevent_drain(g, &lf);
 	input_getevent_free(g);
 	assert_int_equal(input_getevent_open_mem(dos, n, "crlf", NULL, &g), 0);
-	drain(g, &crlf);
+	fixture_getevent_drain(g, &crlf);
 	input_getevent_free(g);
 	free(buf);
 	free(dos);
@@ -415,16 +367,16 @@ test_rate_suffix(void **state)
 		"[    2311.469760] EV_SYN       SYN_REPORT           00000000"
 		"             rate 12x\n"
 		"[    2311.469760] 0000 0000 00000000 rate 119\n";
-	struct events e;
+	struct fixture_getevent e;
 
 	(void)state;
-	assert_int_equal(open_mem(log, NULL, &e), 0);
+	assert_int_equal(fixture_getevent_open_mem(log, NULL, &e), 0);
 	assert_int_equal(e.n, 6);
-	expect_event(&e.ev[1], 2311461360000LL, EV_SYN, SYN_REPORT, 0);
-	expect_event(&e.ev[2], 2311469760000LL, EV_ABS, ABS_MT_POSITION_X,
-		     0x140);
-	expect_event(&e.ev[3], 2311469760000LL, EV_SYN, SYN_REPORT, 0);
-	expect_event(&e.ev[5], 2311469760000LL, EV_SYN, SYN_REPORT, 0);
+	fixture_expect_event(&e.ev[1], 2311461360000LL, EV_SYN, SYN_REPORT, 0);
+	fixture_expect_event(&e.ev[2], 2311469760000LL, EV_ABS,
+			     ABS_MT_POSITION_X, 0x140);
+	fixture_expect_event(&e.ev[3], 2311469760000LL, EV_SYN, SYN_REPORT, 0);
+	fixture_expect_event(&e.ev[5], 2311469760000LL, EV_SYN, SYN_REPORT, 0);
 	assert_int_equal(e.st.skipped, 3);
 	assert_int_equal(e.st.lines, 9);
 }
@@ -449,27 +401,31 @@ test_labels_and_values(void **state)
 		"[       5.000000] EV_SYN       SYN_DROPPED          00000000\n"
 		"[       5.000000] 0000         0000                 00000000\n"
 		"[       6.5]\n";
-	struct events e;
+	struct fixture_getevent e;
 
 	(void)state;
-	assert_int_equal(open_mem(log, NULL, &e), 0);
+	assert_int_equal(fixture_getevent_open_mem(log, NULL, &e), 0);
 	assert_int_equal(e.n, 13);
-	expect_event(&e.ev[0], 5000000000LL, EV_ABS, ABS_MT_SLOT, 1);
-	expect_event(&e.ev[1], 5000000000LL, EV_ABS, ABS_MT_TOOL_TYPE,
-		     MT_TOOL_PEN);
-	expect_event(&e.ev[2], 5000000000LL, EV_ABS, ABS_MT_TOOL_TYPE,
-		     MT_TOOL_PALM);
-	expect_event(&e.ev[3], 5000000000LL, EV_ABS, ABS_X, 10);
-	expect_event(&e.ev[4], 5000000000LL, EV_ABS, ABS_PRESSURE, INT32_MAX);
-	expect_event(&e.ev[5], 5000000000LL, EV_ABS, ABS_MT_ORIENTATION,
-		     INT32_MIN);
-	expect_event(&e.ev[6], 5000000000LL, EV_KEY, BTN_TOOL_FINGER, 2);
-	expect_event(&e.ev[7], 5000000000LL, EV_KEY, BTN_TOUCH, 1);
-	expect_event(&e.ev[8], 5000000000LL, EV_ABS, ABS_MT_POSITION_Y, 2);
-	expect_event(&e.ev[9], 5000000000LL, EV_MSC, MSC_TIMESTAMP, 10000);
-	expect_event(&e.ev[10], 5000000000LL, EV_SYN, SYN_MT_REPORT, 0);
-	expect_event(&e.ev[11], 5000000000LL, EV_SYN, SYN_DROPPED, 0);
-	expect_event(&e.ev[12], 5000000000LL, EV_SYN, SYN_REPORT, 0);
+	fixture_expect_event(&e.ev[0], 5000000000LL, EV_ABS, ABS_MT_SLOT, 1);
+	fixture_expect_event(&e.ev[1], 5000000000LL, EV_ABS, ABS_MT_TOOL_TYPE,
+			     MT_TOOL_PEN);
+	fixture_expect_event(&e.ev[2], 5000000000LL, EV_ABS, ABS_MT_TOOL_TYPE,
+			     MT_TOOL_PALM);
+	fixture_expect_event(&e.ev[3], 5000000000LL, EV_ABS, ABS_X, 10);
+	fixture_expect_event(&e.ev[4], 5000000000LL, EV_ABS, ABS_PRESSURE,
+			     INT32_MAX);
+	fixture_expect_event(&e.ev[5], 5000000000LL, EV_ABS, ABS_MT_ORIENTATION,
+			     INT32_MIN);
+	fixture_expect_event(&e.ev[6], 5000000000LL, EV_KEY, BTN_TOOL_FINGER,
+			     2);
+	fixture_expect_event(&e.ev[7], 5000000000LL, EV_KEY, BTN_TOUCH, 1);
+	fixture_expect_event(&e.ev[8], 5000000000LL, EV_ABS, ABS_MT_POSITION_Y,
+			     2);
+	fixture_expect_event(&e.ev[9], 5000000000LL, EV_MSC, MSC_TIMESTAMP,
+			     10000);
+	fixture_expect_event(&e.ev[10], 5000000000LL, EV_SYN, SYN_MT_REPORT, 0);
+	fixture_expect_event(&e.ev[11], 5000000000LL, EV_SYN, SYN_DROPPED, 0);
+	fixture_expect_event(&e.ev[12], 5000000000LL, EV_SYN, SYN_REPORT, 0);
 	assert_int_equal(e.st.skipped, 1);
 }
 
@@ -504,14 +460,15 @@ test_garbage(void **state)
 		"remove device 1: /dev/input/event1\n"
 		"[      42.453256] EV_SYN       SYN_REPORT           "
 		"00000000\n";
-	struct events e;
+	struct fixture_getevent e;
 
 	(void)state;
-	assert_int_equal(open_mem(log, NULL, &e), 0);
+	assert_int_equal(fixture_getevent_open_mem(log, NULL, &e), 0);
 	assert_int_equal(e.n, 3);
-	expect_event(&e.ev[0], 42407808000LL, EV_ABS, ABS_MT_TRACKING_ID, 0);
-	expect_event(&e.ev[1], 42407808000LL, EV_SYN, SYN_REPORT, 0);
-	expect_event(&e.ev[2], 42453256000LL, EV_SYN, SYN_REPORT, 0);
+	fixture_expect_event(&e.ev[0], 42407808000LL, EV_ABS,
+			     ABS_MT_TRACKING_ID, 0);
+	fixture_expect_event(&e.ev[1], 42407808000LL, EV_SYN, SYN_REPORT, 0);
+	fixture_expect_event(&e.ev[2], 42453256000LL, EV_SYN, SYN_REPORT, 0);
 	assert_int_equal(e.st.lines, 24);
 	/* All but the 3 events, the blank line and "remove device". */
 	assert_int_equal(e.st.skipped, 19);
@@ -523,34 +480,36 @@ static void
 test_empty(void **state)
 {
 	struct input_getevent *g = NULL;
-	struct events e;
+	struct fixture_getevent e;
 
 	(void)state;
 	assert_int_equal(input_getevent_open_mem(NULL, 0, "empty", NULL, &g),
 			 0);
 	assert_string_equal(input_getevent_device(g), "");
 	assert_null(input_getevent_device_name(g));
-	drain(g, &e);
+	fixture_getevent_drain(g, &e);
 	input_getevent_free(g);
 	assert_int_equal(e.n, 0);
 	assert_int_equal(e.st.lines, 0);
 	assert_int_equal(e.st.devices, 0);
 
-	assert_int_equal(open_mem("\n\r\n   \n", NULL, &e), 0);
+	assert_int_equal(fixture_getevent_open_mem("\n\r\n   \n", NULL, &e), 0);
 	assert_int_equal(e.n, 0);
 	assert_int_equal(e.st.lines, 3);
 	assert_int_equal(e.st.skipped, 0);
 
 	/* Headers without events: nothing to replay, nothing wrong. */
-	assert_int_equal(open_mem("add device 1: /dev/input/event0\n"
-				  "  name:     \"qpnp_pon\"\n",
-				  NULL, &e),
-			 0);
+	assert_int_equal(
+		fixture_getevent_open_mem("add device 1: /dev/input/event0\n"
+					  "  name:     \"qpnp_pon\"\n",
+					  NULL, &e),
+		0);
 	assert_int_equal(e.n, 0);
 	assert_int_equal(e.st.devices, 1);
 
 	/* Only garbage: also empty. */
-	assert_int_equal(open_mem("hello\nworld", NULL, &e), 0);
+	assert_int_equal(fixture_getevent_open_mem("hello\nworld", NULL, &e),
+			 0);
 	assert_int_equal(e.n, 0);
 	assert_int_equal(e.st.skipped, 2);
 }
@@ -558,32 +517,32 @@ test_empty(void **state)
 static void
 test_truncated(void **state)
 {
-	struct events e;
+	struct fixture_getevent e;
 	size_t len, cut;
 	char *buf;
 
 	(void)state;
-	buf = fixture_slurp(LOCAL_DIR "emulator-tap.getevent", &len);
+	buf = fixture_slurp(FIXTURE_GETEVENT_DIR "emulator-tap.getevent", &len);
 	/* No newline after the last line. */
 	assert_true(len > 0 && buf[len - 1] == '\n');
 	buf[len - 1] = '\0';
-	assert_int_equal(open_mem(buf, NULL, &e), 0);
+	assert_int_equal(fixture_getevent_open_mem(buf, NULL, &e), 0);
 	assert_int_equal(e.n, 9);
-	expect_event(&e.ev[8], 42453256000LL, EV_SYN, SYN_REPORT, 0);
+	fixture_expect_event(&e.ev[8], 42453256000LL, EV_SYN, SYN_REPORT, 0);
 	assert_int_equal(e.st.lines, 9);
 	assert_int_equal(e.st.skipped, 0);
 
 	/* Cut inside the last line's value: that line is lost, only it. */
 	cut = (size_t)(strrchr(buf, '\n') - buf) + 50;
 	buf[cut] = '\0';
-	assert_int_equal(open_mem(buf, NULL, &e), 0);
+	assert_int_equal(fixture_getevent_open_mem(buf, NULL, &e), 0);
 	assert_int_equal(e.n, 8);
 	assert_int_equal(e.st.skipped, 1);
 
 	/* Cut inside the stamp. */
 	cut = (size_t)(strrchr(buf, '\n') - buf) + 8;
 	buf[cut] = '\0';
-	assert_int_equal(open_mem(buf, NULL, &e), 0);
+	assert_int_equal(fixture_getevent_open_mem(buf, NULL, &e), 0);
 	assert_int_equal(e.n, 8);
 	assert_int_equal(e.st.skipped, 1);
 	free(buf);
@@ -598,173 +557,13 @@ test_untimed_in_timed_log(void **state)
 		"0003 0036 00000020\n"
 		"[       1.000000] EV_SYN       SYN_REPORT           "
 		"00000000\n";
-	struct events e;
+	struct fixture_getevent e;
 
 	(void)state;
-	assert_int_equal(open_mem(log, NULL, &e), 0);
+	assert_int_equal(fixture_getevent_open_mem(log, NULL, &e), 0);
 	assert_int_equal(e.n, 2);
 	assert_int_equal(e.st.skipped, 2);
 	assert_int_equal(e.st.untimed, 2);
-}
-
-static void
-test_backwards(void **state)
-{
-	static const char log[] =
-		"[       2.000000] EV_ABS       ABS_MT_TRACKING_ID   00000001\n"
-		"[       2.000000] EV_SYN       SYN_REPORT           00000000\n"
-		"[       1.999999] EV_ABS       ABS_MT_TRACKING_ID   ffffffff\n"
-		"[       1.999999] EV_SYN       SYN_REPORT           00000000\n"
-		"[       3.000000] EV_SYN       SYN_REPORT           00000000\n"
-		"[       0.000000] EV_SYN       SYN_REPORT           "
-		"00000000\n";
-	struct input_getevent *g = NULL;
-	struct input_getevent_jump j;
-	struct touch_event ev;
-	struct events e;
-
-	(void)state;
-	assert_int_equal(open_mem(log, NULL, &e), 0);
-	/* The events end before the first one that goes back. */
-	assert_int_equal(e.n, 2);
-	assert_int_equal(e.ev[1].time_ns, 2000000000LL);
-	assert_int_equal(e.st.backwards, 2);
-	assert_int_equal(e.st.other_events, 0);
-
-	assert_int_equal(
-		input_getevent_open_mem(log, strlen(log), "test", NULL, &g), 0);
-	assert_int_equal(input_getevent_next(g, &ev), 1);
-	assert_int_equal(input_getevent_next(g, &ev), 1);
-	assert_int_equal(input_getevent_next(g, &ev), -ERANGE);
-	assert_int_equal(input_getevent_next(g, &ev), 0);
-	assert_int_equal(input_getevent_get_jump(g, &j), 0);
-	assert_int_equal(j.line, 3);
-	assert_int_equal(j.from_ns, 2000000000LL);
-	assert_int_equal(j.to_ns, 1999999000LL);
-	input_getevent_free(g);
-}
-
-/* Equal times are not a jump, and other devices' clocks are their own. */
-static void
-test_backwards_other_device(void **state)
-{
-	static const char log[] =
-		"[       5.000000] /dev/input/event2: EV_ABS "
-		"ABS_MT_TRACKING_ID "
-		"00000001\n"
-		"[       5.000000] /dev/input/event2: EV_SYN SYN_REPORT "
-		"00000000\n"
-		"[       4.000000] /dev/input/event0: EV_KEY KEY_POWER "
-		"00000001\n"
-		"[       3.000000] /dev/input/event0: EV_SYN SYN_REPORT "
-		"00000000\n"
-		"[       5.000000] /dev/input/event2: EV_ABS "
-		"ABS_MT_TRACKING_ID "
-		"ffffffff\n"
-		"[       5.000001] /dev/input/event2: EV_SYN SYN_REPORT "
-		"00000000\n";
-	struct input_getevent *g = NULL;
-	struct input_getevent_jump j;
-	struct events e;
-
-	(void)state;
-	assert_int_equal(open_mem(log, NULL, &e), 0);
-	assert_int_equal(e.n, 4);
-	assert_int_equal(e.st.backwards, 0);
-	assert_int_equal(e.st.other_events, 2);
-	assert_int_equal(
-		input_getevent_open_mem(log, strlen(log), "test", NULL, &g), 0);
-	assert_int_equal(input_getevent_get_jump(g, &j), -ENOENT);
-	input_getevent_free(g);
-}
-
-static void
-test_stamps(void **state)
-{
-	static const char log[] =
-		"[0.000001] 0000 0000 00000000\n"
-		"[4294967295.999999] EV_ABS       ABS_MT_TRACKING_ID   "
-		"00000001\n"
-		"[4294967296.000000] EV_SYN       SYN_REPORT           "
-		"00000000\n"
-		"[99999999999999999999999.000000] EV_SYN SYN_REPORT 00000000\n"
-		"[      -1.000000] EV_SYN       SYN_REPORT           00000000\n"
-		"[       1.00000] EV_SYN       SYN_REPORT           00000000\n"
-		"[       1.0000000] EV_SYN       SYN_REPORT           "
-		"00000000\n"
-		"[       1.000000]EV_SYN       SYN_REPORT           00000000\n"
-		"[       1 000000] EV_SYN       SYN_REPORT           00000000\n"
-		"[       1.00 000] EV_SYN       SYN_REPORT           00000000\n"
-		"[        .000000] EV_SYN       SYN_REPORT           "
-		"00000000\n";
-	struct events e;
-
-	(void)state;
-	assert_int_equal(open_mem(log, NULL, &e), 0);
-	assert_int_equal(e.n, 2);
-	/* In time order: a stamp that went back would end the events. */
-	expect_event(&e.ev[0], 1000LL, EV_SYN, SYN_REPORT, 0);
-	expect_event(&e.ev[1], 4294967295999999000LL, EV_ABS,
-		     ABS_MT_TRACKING_ID, 1);
-	assert_int_equal(e.st.skipped, 9);
-}
-
-static void
-test_long_line(void **state)
-{
-	static const char ev[] =
-		"[       1.000000] EV_SYN       SYN_REPORT           00000000";
-	size_t evlen = sizeof(ev) - 1, pad, n = 0;
-	struct events e;
-	char *buf;
-
-	(void)state;
-	buf = malloc(3 * LINE_MAX);
-	assert_non_null(buf);
-	/* A valid event padded to the limit is read. */
-	pad = LINE_MAX - evlen;
-	memcpy(buf + n, ev, evlen);
-	n += evlen;
-	memset(buf + n, ' ', pad);
-	n += pad;
-	buf[n++] = '\n';
-	/* One more character and it is skipped. */
-	memcpy(buf + n, ev, evlen);
-	n += evlen;
-	memset(buf + n, ' ', pad + 1);
-	n += pad + 1;
-	buf[n++] = '\n';
-	memcpy(buf + n, ev, evlen);
-	n += evlen;
-	buf[n] = '\0';
-	assert_int_equal(open_mem(buf, NULL, &e), 0);
-	assert_int_equal(e.n, 2);
-	assert_int_equal(e.st.lines, 3);
-	assert_int_equal(e.st.skipped, 1);
-	free(buf);
-}
-
-static void
-test_nul_byte(void **state)
-{
-	static const char log[] =
-		"[       1.000000] EV_ABS       ABS_MT_TRACKING_ID   00000001\n"
-		"[       1.000000] EV_SYN\0      SYN_REPORT           "
-		"00000000\n"
-		"[       1.000000] EV_SYN       SYN_REPORT           "
-		"00000000\n";
-	struct input_getevent *g = NULL;
-	struct events e;
-
-	(void)state;
-	assert_int_equal(
-		input_getevent_open_mem(log, sizeof(log) - 1, "nul", NULL, &g),
-		0);
-	drain(g, &e);
-	input_getevent_free(g);
-	assert_int_equal(e.n, 2);
-	assert_int_equal(e.st.skipped, 1);
-	assert_int_equal(e.st.lines, 3);
 }
 
 /* A virtual uinput device loses to a real screen, however busy it is. */
@@ -793,14 +592,14 @@ test_uinput(void **state)
 		"[ 1.000000] /dev/input/event7: EV_SYN SYN_REPORT 00000000\n"
 		"[ 1.000000] /dev/input/event1: EV_KEY KEY_VOLUMEUP DOWN\n";
 	struct input_getevent *g = NULL;
-	struct events e;
+	struct fixture_getevent e;
 
 	(void)state;
 	assert_int_equal(
 		input_getevent_open_mem(log, sizeof(log) - 1, "t", NULL, &g),
 		0);
 	assert_string_equal(input_getevent_device(g), "/dev/input/event3");
-	drain(g, &e);
+	fixture_getevent_drain(g, &e);
 	input_getevent_free(g);
 	assert_int_equal(e.n, 2);
 	assert_int_equal(e.st.other_events, 4);
@@ -849,20 +648,22 @@ test_no_touch_screen(void **state)
 		"[ 1.000000] /dev/input/event1: EV_KEY KEY_POWER DOWN\n"
 		"[ 1.000000] /dev/input/event1: EV_SYN SYN_REPORT 00000000\n";
 	struct input_getevent *g = NULL;
-	struct events e;
+	struct fixture_getevent e;
 
 	(void)state;
 	assert_int_equal(
 		input_getevent_open_mem(log, sizeof(log) - 1, "t", NULL, &g),
 		-ENODEV);
 	assert_null(g);
-	assert_int_equal(open_mem(log, "/dev/input/event1", &e), 0);
+	assert_int_equal(
+		fixture_getevent_open_mem(log, "/dev/input/event1", &e), 0);
 	assert_int_equal(e.n, 2);
 
 	/* Unprefixed, a stream with frames is taken even without MT. */
-	assert_int_equal(open_mem("[ 1.000000] EV_KEY BTN_TOUCH DOWN\n"
-				  "[ 1.000000] EV_SYN SYN_REPORT 00000000\n",
-				  NULL, &e),
+	assert_int_equal(fixture_getevent_open_mem(
+				 "[ 1.000000] EV_KEY BTN_TOUCH DOWN\n"
+				 "[ 1.000000] EV_SYN SYN_REPORT 00000000\n",
+				 NULL, &e),
 			 0);
 	assert_int_equal(e.n, 2);
 }
@@ -872,7 +673,7 @@ test_too_many_devices(void **state)
 {
 	char *buf;
 	size_t cap = 200 * 80, n = 0;
-	struct events e;
+	struct fixture_getevent e;
 	int i, w;
 
 	(void)state;
@@ -886,270 +687,11 @@ test_too_many_devices(void **state)
 		assert_true(w > 0 && (size_t)w < cap - n);
 		n += (size_t)w;
 	}
-	assert_int_equal(open_mem(buf, NULL, &e), 0);
+	assert_int_equal(fixture_getevent_open_mem(buf, NULL, &e), 0);
 	assert_int_equal(e.n, 1);
 	assert_true(e.st.devices < 200);
 	assert_int_equal(e.st.devices + e.st.skipped, 200);
 	free(buf);
-}
-
-static void
-test_too_big(void **state)
-{
-	struct input_getevent *g = NULL;
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
-	void *map;
-	int fd, n;
-
-	(void)state;
-	/* Untouched anonymous memory costs nothing. */
-	map = mmap(NULL, FILE_MAX + 1, PROT_READ,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	assert_true(map != MAP_FAILED);
-	assert_int_equal(
-		input_getevent_open_mem(map, FILE_MAX + 1, "big", NULL, &g),
-		-EFBIG);
-	assert_null(g);
-	munmap(map, FILE_MAX + 1);
-
-	/* Nor does a sparse file. */
-	n = snprintf(path, sizeof(path), "%s/test_getevent.XXXXXX",
-		     dir && *dir ? dir : P_tmpdir);
-	assert_true(n > 0 && (size_t)n < sizeof(path));
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, (off_t)FILE_MAX + 1), 0);
-	close(fd);
-	assert_int_equal(input_getevent_open(path, NULL, &g), -EFBIG);
-	assert_null(g);
-	unlink(path);
-}
-
-/* A reader's parse state, as input_getevent_open() sets it up. */
-static struct input_getevent *
-new_parser(void)
-{
-	struct input_getevent *g = calloc(1, sizeof(*g));
-
-	assert_non_null(g);
-	g->chosen = -1;
-	g->cur_dev = -1;
-	g->last_dev = -1;
-	g->cap_type = -1;
-	return g;
-}
-
-/* What one parse gave: the stats and every device's events. */
-static void
-expect_same_parse(const struct input_getevent *a,
-		  const struct input_getevent *b)
-{
-	size_t i;
-
-	assert_memory_equal(&a->st, &b->st, sizeof(a->st));
-	assert_int_equal(a->ndevs, b->ndevs);
-	assert_int_equal(a->timed, b->timed);
-	assert_int_equal(a->parsed, b->parsed);
-	assert_int_equal(a->nev, b->nev);
-	for (i = 0; i < a->nev; i++) {
-		expect_event(&b->ev[i], a->ev[i].time_ns, a->ev[i].type,
-			     a->ev[i].code, a->ev[i].value);
-		assert_int_equal(a->ev_dev[i], b->ev_dev[i]);
-	}
-	for (i = 0; i < a->ndevs; i++) {
-		assert_string_equal(a->devs[i].path, b->devs[i].path);
-		assert_string_equal(a->devs[i].name, b->devs[i].name);
-	}
-}
-
-/*
- * A log read in two parts split at every byte, and one byte at a time,
- * parses as it does whole: a line split across reads is one line, a long
- * line split anywhere is still skipped, a CR before a split newline still
- * does not count against the limit.
- */
-static void
-test_chunk_boundaries(void **state)
-{
-	static const char head[] =
-		"add device 1: /dev/input/event2\n"
-		"  name:     \"fts_ts\"\n"
-		"[    5.000000] /dev/input/event2: EV_ABS ABS_MT_TRACKING_ID "
-		"00000001\r\n"
-		"\n"
-		"[    5.000000] /dev/input/event2: EV_ABS ABS_MT_POSITION_X "
-		"0000022c\n";
-	static const char tail[] =
-		"[    5.000100] /dev/input/event2: EV_SYN SYN_REPORT 00000000\n"
-		"garbage\n"
-		"[    5.080000] /dev/input/event2: EV_ABS ABS_MT_TRACKING_ID "
-		"ffffffff\n"
-		"[    5.080000] /dev/input/event2: EV_SYN SYN_REPORT 00000000";
-	struct input_getevent *whole, *g;
-	size_t len = 0, k, i;
-	char *buf;
-
-	(void)state;
-	buf = malloc(sizeof(head) + sizeof(tail) + 3 * LINE_MAX);
-	assert_non_null(buf);
-	memcpy(buf, head, sizeof(head) - 1);
-	len += sizeof(head) - 1;
-	/* At the limit with a CR, then one over it. */
-	memset(buf + len, ' ', LINE_MAX);
-	len += LINE_MAX;
-	buf[len++] = '\r';
-	buf[len++] = '\n';
-	memset(buf + len, 'x', LINE_MAX + 2);
-	len += LINE_MAX + 2;
-	buf[len++] = '\n';
-	memcpy(buf + len, tail, sizeof(tail) - 1);
-	len += sizeof(tail) - 1;
-
-	whole = new_parser();
-	assert_int_equal(input_getevent_line_parse(whole, buf, len), 0);
-	assert_int_equal(whole->nev, 5);
-	assert_int_equal(whole->st.lines, 11);
-	assert_int_equal(whole->st.skipped, 2);
-	assert_int_equal(whole->st.too_long, 1);
-
-	for (k = 0; k <= len; k++) {
-		g = new_parser();
-		assert_int_equal(input_getevent_line_feed(g, buf, k), 0);
-		assert_int_equal(input_getevent_line_feed(g, buf + k, len - k),
-				 0);
-		assert_int_equal(input_getevent_line_end(g), 0);
-		expect_same_parse(whole, g);
-		input_getevent_free(g);
-	}
-	g = new_parser();
-	for (i = 0; i < len; i++)
-		assert_int_equal(input_getevent_line_feed(g, buf + i, 1), 0);
-	assert_int_equal(input_getevent_line_end(g), 0);
-	expect_same_parse(whole, g);
-	input_getevent_free(g);
-	input_getevent_free(whole);
-	free(buf);
-}
-
-/* Writes len bytes of buf to a new file under TMPDIR; fills path. */
-static void
-write_tmp(char *path, size_t size, const char *buf, size_t len)
-{
-	const char *dir = getenv("TMPDIR");
-	ssize_t w;
-	size_t off;
-	int fd, n;
-
-	n = snprintf(path, size, "%s/test_getevent.XXXXXX",
-		     dir && *dir ? dir : P_tmpdir);
-	assert_true(n > 0 && (size_t)n < size);
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	for (off = 0; off < len; off += (size_t)w) {
-		w = write(fd, buf + off, len - off);
-		assert_true(w > 0);
-	}
-	close(fd);
-}
-
-/*
- * A file is read in chunks: lines that straddle a chunk, and a line far
- * longer than a chunk, read as they do from memory.  The long line is
- * skipped and counted, and the tap after it is kept.
- */
-static void
-test_file_chunks(void **state)
-{
-	static const char tap[] =
-		"[    7.000000] EV_ABS ABS_MT_TRACKING_ID 00000001\n"
-		"[    7.000000] EV_ABS ABS_MT_POSITION_X 00000010\n"
-		"[    7.000000] EV_SYN SYN_REPORT 00000000\n"
-		"[    7.050000] EV_ABS ABS_MT_TRACKING_ID ffffffff\n"
-		"[    7.050000] EV_SYN SYN_REPORT 00000000\n";
-	static const char tap2[] =
-		"[    8.000000] EV_ABS ABS_MT_TRACKING_ID 00000002\n"
-		"[    8.000000] EV_ABS ABS_MT_POSITION_X 00000020\n"
-		"[    8.000000] EV_SYN SYN_REPORT 00000000\n"
-		"[    8.050000] EV_ABS ABS_MT_TRACKING_ID ffffffff\n"
-		"[    8.050000] EV_SYN SYN_REPORT 00000000\n";
-	static const char blank[] = "    \n";
-	struct input_getevent *g = NULL;
-	struct events file, mem;
-	size_t len = 0, big = (size_t)300 << 10, cap;
-	char path[4096], *buf;
-
-	(void)state;
-	cap = 65536 + 2 * big + 8 * sizeof(tap);
-	buf = malloc(cap);
-	assert_non_null(buf);
-	/* Blank lines up to the first chunk's end, then the tap across it. */
-	while (len + sizeof(blank) - 1 < 65536 - 20) {
-		memcpy(buf + len, blank, sizeof(blank) - 1);
-		len += sizeof(blank) - 1;
-	}
-	memcpy(buf + len, tap, sizeof(tap) - 1);
-	len += sizeof(tap) - 1;
-	memset(buf + len, 'x', big);
-	len += big;
-	buf[len++] = '\n';
-	memcpy(buf + len, tap2, sizeof(tap2) - 1);
-	len += sizeof(tap2) - 1;
-	/* And a long last line without a newline. */
-	memset(buf + len, 'y', big);
-	len += big;
-	assert_true(len <= cap);
-	write_tmp(path, sizeof(path), buf, len);
-
-	assert_int_equal(input_getevent_open(path, NULL, &g), 0);
-	drain(g, &file);
-	input_getevent_free(g);
-	g = NULL;
-	assert_int_equal(input_getevent_open_mem(buf, len, "chunks", NULL, &g),
-			 0);
-	drain(g, &mem);
-	input_getevent_free(g);
-	assert_int_equal(file.n, 10);
-	assert_int_equal(file.st.skipped, 2);
-	assert_int_equal(file.st.too_long, 2);
-	assert_memory_equal(&file.st, &mem.st, sizeof(file.st));
-	assert_memory_equal(file.ev, mem.ev, file.n * sizeof(file.ev[0]));
-	unlink(path);
-	free(buf);
-}
-
-/* A sparse file of NUL bytes has no line at all: refused, not read on. */
-static void
-test_no_line(void **state)
-{
-	struct input_getevent *g = NULL;
-	char path[4096];
-	int fd;
-
-	(void)state;
-	write_tmp(path, sizeof(path), "", 0);
-	fd = open(path, O_WRONLY);
-	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, (off_t)65 << 20), 0);
-	close(fd);
-	assert_int_equal(input_getevent_open(path, NULL, &g), -EINVAL);
-	assert_null(g);
-	unlink(path);
-}
-
-static void
-test_missing_file(void **state)
-{
-	struct input_getevent *g = NULL;
-
-	(void)state;
-	assert_int_equal(
-		input_getevent_open(LOCAL_DIR "no-such-file", NULL, &g),
-		-ENOENT);
-	assert_null(g);
-	assert_int_equal(input_getevent_open(LOCAL_DIR, NULL, &g), -EISDIR);
-	assert_null(g);
-	input_getevent_free(NULL);
 }
 
 int
@@ -1171,20 +713,10 @@ main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_untimed_in_timed_log),
-		cmocka_unit_test(test_backwards),
-		cmocka_unit_test(test_backwards_other_device),
-		cmocka_unit_test(test_stamps),
-		cmocka_unit_test(test_long_line),
-		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_uinput),
 		cmocka_unit_test(test_busiest_screen),
 		cmocka_unit_test(test_no_touch_screen),
 		cmocka_unit_test(test_too_many_devices),
-		cmocka_unit_test(test_too_big),
-		cmocka_unit_test(test_missing_file),
-		cmocka_unit_test(test_chunk_boundaries),
-		cmocka_unit_test(test_file_chunks),
-		cmocka_unit_test(test_no_line),
 	};
 
 	log_init("test_input_getevent", LOG_LEVEL_ERROR);
