@@ -35,10 +35,16 @@
 #include "store.h"
 #include "timeparse.h"
 
-#define API_DEFAULT_LISTEN    "127.0.0.1:7878"
-#define API_DEFAULT_POOL      4
-#define API_DEFAULT_CONNS     512
-#define API_DEFAULT_TIMEOUT_S 10
+#define API_DEFAULT_LISTEN "127.0.0.1:7878"
+#define API_DEFAULT_POOL   4
+#define API_DEFAULT_CONNS  512
+/*
+ * libmicrohttpd's idle timeout (no byte either way) is the backstop behind
+ * the head and body deadlines, for a client that stops reading its answer.
+ * It is longer than the head deadline so that idle connections are ended
+ * by the watch, a few at a time (api_conns.c), not all at once.
+ */
+#define API_DEFAULT_TIMEOUT_S 30
 /*
  * A thread per connection: Android's default stack, so that the limit
  * fits a 32-bit address space too (the glibc default is 8 MiB).

@@ -31,7 +31,7 @@ struct api_config {
 	const char *db_path;   /* opened read-only by the pool */
 	unsigned pool_size;    /* read-only connections, default 4 */
 	unsigned max_conns;    /* connection (= thread) limit, default 512 */
-	unsigned timeout_s;    /* idle connection timeout, default 10 */
+	unsigned timeout_s;    /* idle connection timeout, default 30 */
 	struct status *status; /* live counters for /v1/health; may be NULL */
 	struct events *events; /* finalized taps for /v1/events; may be NULL */
 	struct control *control; /* the writer, for POST /v1/sessions; NULL =
