@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 #include "log.h"
@@ -138,9 +139,30 @@ store__unhold(struct store *st, size_t i)
 }
 
 /*
+ * The free space below which a store found full stays full while it has
+ * nothing to write.  The probe below rewrites one page, which the WAL
+ * file may hold already with no byte free on the disk: without this, the
+ * health would say "up" on a full disk while every insert still fails.
+ */
+#define STORE_ROOM_MIN (256 * 1024)
+
+/* False when the file system holding the database still has no room. */
+static bool
+store_has_room(const struct store *st)
+{
+	struct statvfs vfs;
+
+	/* A file system that cannot tell is left to the probe. */
+	if (statvfs(st->path, &vfs) != 0)
+		return true;
+	return (unsigned long long)vfs.f_bavail * vfs.f_frsize >=
+	       STORE_ROOM_MIN;
+}
+
+/*
  * Writes the held taps again, in one transaction, once the disk was found
- * full; with none held, a write that changes nothing tells whether there
- * is room again.
+ * full; with none held, free space and a write that changes nothing tell
+ * whether there is room again.
  */
 static int
 store_rewrite(struct store *st)
@@ -149,6 +171,8 @@ store_rewrite(struct store *st)
 	size_t i, n;
 	int rc;
 
+	if (st->nheld == 0 && !st->end_pending && !store_has_room(st))
+		return -ENOSPC;
 	rc = store__step(st, STORE_STMT_BEGIN);
 	for (i = 0; rc == SQLITE_OK && i < st->nheld;) {
 		rc = store__put(st, &st->held[i], &row_only);
