@@ -36,6 +36,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define ROWS_MAX 64
+#define STR_(x)	 #x
+#define STR(x)	 STR_(x)
 
 static const char *const requests[] = {
 	"/v1/taps",
@@ -326,6 +328,17 @@ fill(struct fuzz_in *in)
 	}
 }
 
+/* Sets *ctx when the query returns a row. */
+static int
+found(void *ctx, int ncols, char **vals, char **names)
+{
+	(void)ncols;
+	(void)vals;
+	(void)names;
+	*(int *)ctx = 1;
+	return 0;
+}
+
 /* The metrics seeded from the rows, as tapd serve does. */
 static void
 check_metrics(void)
@@ -356,7 +369,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_reply r;
 	char req[512];
 	unsigned mask = fuzz_u16(&in), i, sent = 0;
-	int n;
+	int n, refused = 0;
 
 	if (sqlite3_exec(fx.w,
 			 "BEGIN; DELETE FROM tap_frames; DELETE FROM tap_hist;"
@@ -366,6 +379,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	fill(&in);
 	if (sqlite3_exec(fx.w, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		abort();
+	/*
+	 * The readers refuse, with a 500, tap_hist rows no device could
+	 * write (store_query.c): with those, a 500 is the right answer.
+	 */
+	if (sqlite3_exec(fx.w,
+			 "SELECT 1 FROM tap_hist WHERE bucket < 0 OR"
+			 " bucket >= " STR(
+				 STORE_HIST_BUCKETS) " OR count < 0 OR count > "
+						     "1000000000000 LIMIT 1",
+			 found, &refused, NULL) != SQLITE_OK)
 		abort();
 	for (i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
 		/* A few at a time: each costs a connection and a thread. */
@@ -382,13 +406,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fprintf(stderr, "no answer to %s\n", requests[i]);
 			abort();
 		}
-		/* A database read must not fail: its rows are all legal. */
-		if (r.status >= 500) {
+		/* Otherwise a read must not fail: the rows are all legal. */
+		if (r.status >= 500 && !refused) {
 			fprintf(stderr, "%s: %d %s\n", requests[i], r.status,
 				r.body);
 			abort();
 		}
-		fuzz_check_reply(&r, 0);
+		fuzz_check_reply(&r, 0, 0);
 		fuzz_reply_free(&r);
 	}
 	if (mask & 0x8000u)

@@ -377,18 +377,27 @@ bad:
 /*
  * The checks of an answer: JSON for application/json, NDJSON for
  * application/x-ndjson, Prometheus text for text/plain; version=0.0.4.
- * head is whether the request was a HEAD (no body then).
+ * head is whether the request was a HEAD (no body then), raw whether it
+ * came from the input as it is.
  */
 static inline void
-fuzz_check_reply(const struct fuzz_reply *r, int head)
+fuzz_check_reply(const struct fuzz_reply *r, int head, int raw)
 {
 	char ct[160], cl[32];
 
 	if (r->stream)
 		return;
+	/*
+	 * A raw request may hold several, or make libmicrohttpd 0.9.75 send
+	 * the head of its own 400 twice (a malformed Content-Length): what
+	 * follows the first head is then an answer again, not a body.
+	 */
+	if (raw && strncmp(r->body, "HTTP/1.", 7) == 0)
+		return;
 	if (fuzz_header(r->head, "Content-Length", cl, sizeof(cl)) && !head &&
 	    strtoull(cl, NULL, 10) != r->len) {
-		fprintf(stderr, "Content-Length %s, body %zu\n", cl, r->len);
+		fprintf(stderr, "Content-Length %s, body %zu:\n%s\n%s\n", cl,
+			r->len, r->head, r->body);
 		abort();
 	}
 	if (head || r->status == 204 || r->status == 304)

@@ -29,7 +29,7 @@ for name in "$@"; do
 		>"$log" 2>&1
 	rc=$?
 	after=$(ls "$dir" | grep -c "^crash-$name-")
-	execs=$(sed -n 's/^stat::number_executed_units: *//p' "$log" | tail -n 1)
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
 	# A crash prints no final stats: the last status line has the count.
 	if [ -z "$execs" ]; then
