@@ -384,6 +384,7 @@ static inline void
 fuzz_check_reply(const struct fuzz_reply *r, int head, int raw)
 {
 	char ct[160], cl[32];
+	size_t len = r->len, want;
 
 	if (r->stream)
 		return;
@@ -394,26 +395,33 @@ fuzz_check_reply(const struct fuzz_reply *r, int head, int raw)
 	 */
 	if (raw && strncmp(r->body, "HTTP/1.", 7) == 0)
 		return;
-	if (fuzz_header(r->head, "Content-Length", cl, sizeof(cl)) && !head &&
-	    strtoull(cl, NULL, 10) != r->len) {
-		fprintf(stderr, "Content-Length %s, body %zu:\n%s\n%s\n", cl,
-			r->len, r->head, r->body);
-		abort();
+	if (fuzz_header(r->head, "Content-Length", cl, sizeof(cl)) && !head) {
+		want = strtoull(cl, NULL, 10);
+		/* Pipelined requests: the next answer follows the body. */
+		if (raw && want < len &&
+		    strncmp(r->body + want, "HTTP/1.", 7) == 0)
+			len = want;
+		if (want != len) {
+			fprintf(stderr,
+				"Content-Length %s, body %zu:\n%s\n%s\n", cl,
+				r->len, r->head, r->body);
+			abort();
+		}
 	}
 	if (head || r->status == 204 || r->status == 304)
 		return;
 	if (!fuzz_header(r->head, "Content-Type", ct, sizeof(ct)))
 		return;
 	if (strncmp(ct, "application/json", 16) == 0) {
-		if (!fuzz_utf8_ok((const unsigned char *)r->body, r->len))
+		if (!fuzz_utf8_ok((const unsigned char *)r->body, len))
 			abort();
-		fuzz_check_json(r->body, r->len);
+		fuzz_check_json(r->body, len);
 	} else if (strncmp(ct, "application/x-ndjson", 20) == 0) {
-		if (!fuzz_utf8_ok((const unsigned char *)r->body, r->len))
+		if (!fuzz_utf8_ok((const unsigned char *)r->body, len))
 			abort();
-		fuzz_check_ndjson(r->body, r->len);
+		fuzz_check_ndjson(r->body, len);
 	} else if (strncmp(ct, "text/plain; version=0.0.4", 25) == 0) {
-		fuzz_check_prometheus(r->body, r->len);
+		fuzz_check_prometheus(r->body, len);
 	}
 }
 
