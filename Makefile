@@ -6,6 +6,7 @@
 #   make check      build and run every test; ends with "N passed, N failed"
 #   make asan       the same tests under AddressSanitizer and UBSan
 #   make fuzz-NAME  run tests/fuzz/fuzz_NAME.c under libFuzzer (FUZZ_SECONDS=60)
+#   make fuzz       every fuzz target in turn (FUZZ_SECONDS=120), then a table
 #   make soak       the endurance tests (tests/soak/), not part of check
 #   make format-check   clang-format over the tree, changing nothing
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -82,7 +83,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FORMAT_SRCS = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
 
 .PHONY: FORCE all deps vm-deps run check asan clean install format format-check unit e2e \
-	bench-replay bench-query magisk android android-bins soak
+	bench-replay bench-query magisk android android-bins fuzz fuzz-bins soak
 .DEFAULT_GOAL := all
 # Objects are kept between runs even when only a test binary needed them.
 .SECONDARY:
@@ -200,7 +201,7 @@ CHECK_ANDROID = $(if $(SAN),,$(sort $(wildcard tests/android/*.sh)) \
 	tests/vm/arm64.sh)
 
 check: vm-deps
-	$(Q)$(MAKE) --no-print-directory all unit $(if $(SAN),,magisk)
+	$(Q)$(MAKE) --no-print-directory all unit fuzz-bins $(if $(SAN),,magisk)
 	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BINS) $(sort $(wildcard tests/e2e/*.sh)) \
 		tests/vm/magisk.sh tests/vm/run.sh $(CHECK_ANDROID)
 
@@ -216,20 +217,57 @@ run: deps
 	$(Q)sh tests/run-demo.sh $(TAPD) $(BUILD)
 
 # libFuzzer targets: tests/fuzz/fuzz_NAME.c linked with the daemon sources,
-# all compiled by clang with the fuzzer and sanitizers.
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
-	-D_GNU_SOURCE -Idaemon -I$(BUILD)/fuzz
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(DAEMON_SRCS) $(BUILD)/sql_migrations.c \
-		$(BUILD)/version.c
-	$(quiet) FUZZ $@
-	@mkdir -p $(dir $@)
-	$(Q)$(CLANG) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $^ $(LIBS)
+# all compiled by clang with the fuzzer and sanitizers.  The daemon's
+# objects are compiled once into their own directory and shared by every
+# target, so that make check can afford to build them all.
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_NAMES := $(sort $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%))
+FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
+FUZZ_FLAGS := -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-std=gnu11 -D_GNU_SOURCE -Idaemon -I$(BUILD)
+FUZZ_OBJS := $(DAEMON_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) \
+	$(FUZZ_DIR)/obj/sql_migrations.o $(FUZZ_DIR)/obj/version.o
+# make fuzz runs every target for 120 s unless FUZZ_SECONDS is given.
+FUZZ_ALL_SECONDS = $(if $(filter command line environment,$(origin FUZZ_SECONDS)),$(FUZZ_SECONDS),120)
 
-fuzz-%: deps $(BUILD)/fuzz/fuzz_%
-	@mkdir -p $(BUILD)/fuzz/corpus-$*
+$(FUZZ_DIR)/obj/%.o: %.c
+	$(quiet) FUZZCC $<
+	@mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_WARN) \
+		$(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(FUZZ_DIR)/obj/sql_migrations.o: $(BUILD)/sql_migrations.c
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/obj/version.o: $(BUILD)/version.c
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/libtapd-fuzz.a: $(FUZZ_OBJS)
+	$(quiet) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The targets themselves are held to the daemon's warnings.
+$(FUZZ_DIR)/obj/tests/fuzz/%.o: FUZZ_WARN = $(WARN)
+
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_DIR)/libtapd-fuzz.a
+	$(quiet) FUZZ $@
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $(filter %.o %.a,$^) $(LIBS)
+
+# Every target, built (make check runs each over its seeds).
+fuzz-bins: $(FUZZ_BINS)
+
+fuzz-%: deps $(FUZZ_DIR)/fuzz_%
+	@mkdir -p $(FUZZ_DIR)/corpus-$*
 	@seeds=""; [ -d tests/fuzz/seeds-$* ] && seeds=tests/fuzz/seeds-$*; \
-	$(BUILD)/fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-		$(BUILD)/fuzz/corpus-$* $$seeds
+	$(FUZZ_DIR)/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		-artifact_prefix=$(FUZZ_DIR)/crash-$*- \
+		$(FUZZ_DIR)/corpus-$* $$seeds
+
+# Every target one after the other, then a table of what each did.
+fuzz: deps $(FUZZ_BINS)
+	$(Q)sh tests/fuzz/run-all.sh $(FUZZ_DIR) $(FUZZ_ALL_SECONDS) $(FUZZ_NAMES)
 
 # Android: for each ABI, the libraries (android/libs.sh: built once from
 # Debian's source packages, cached outside the tree) and then this

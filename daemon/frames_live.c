@@ -119,6 +119,24 @@ frames_live_config_default(struct frames_live_config *cfg)
 	cfg->down_after = 3;
 }
 
+int
+frames_live_parse_sdk(char *text, const char **trimmed)
+{
+	char *s = text, *e;
+	int64_t sdk;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' ||
+			 e[-1] == '\t'))
+		*--e = '\0';
+	*trimmed = s;
+	if (parse_int64(s, 1, 10000, &sdk) < 0)
+		return -1;
+	return (int)sdk;
+}
+
 /* Runs getprop and waits for it: only at start, bounded by the timeout. */
 static int
 ask_sdk(struct frames_live *fl)
@@ -126,9 +144,9 @@ ask_sdk(struct frames_live *fl)
 	char text[GETPROP_OUT_MAX + 1], why[160];
 	struct child_spec spec;
 	struct child *c = NULL;
-	const char *out;
-	char *argv[3], *s, *e;
-	int64_t sdk = -1;
+	const char *out, *s;
+	char *argv[3];
+	int sdk = -1;
 	size_t len;
 
 	argv[0] = fl->getprop_bin;
@@ -147,25 +165,17 @@ ask_sdk(struct frames_live *fl)
 	if (child_clean_exit(c) && len > 0) {
 		memcpy(text, out, len);
 		text[len] = '\0';
-		s = text;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		e = s + strlen(s);
-		while (e > s && (e[-1] == '\n' || e[-1] == '\r' ||
-				 e[-1] == ' ' || e[-1] == '\t'))
-			*--e = '\0';
-		if (parse_int64(s, 1, 10000, &sdk) < 0) {
+		sdk = frames_live_parse_sdk(text, &s);
+		if (sdk < 0)
 			log_info("cannot parse '%s' output '%s': not an sdk "
 				 "level",
 				 fl->getprop_bin, s);
-			sdk = -1;
-		}
 	} else {
 		log_info("cannot read the sdk level from '%s'",
 			 fl->getprop_bin);
 	}
 	child_free(c);
-	return (int)sdk;
+	return sdk;
 }
 
 static enum frames_live_mode

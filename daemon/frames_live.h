@@ -204,6 +204,14 @@ typedef int (*frames_live_cb)(void *ctx, const struct correlate_frame *f);
 void frames_live_config_default(struct frames_live_config *cfg);
 
 /*
+ * The sdk level in the output of `getprop ro.build.version.sdk`, text
+ * NUL-terminated: one number from 1 to 10000 with blanks around it.
+ * Strips the blanks in place and sets *trimmed to what is left, for
+ * messages.  Returns the level, or -1 for any other output.
+ */
+int frames_live_parse_sdk(char *text, const char **trimmed);
+
+/*
  * Starts the source (auto: decides it first).  Strings are copied.
  * Returns 0 and sets *out; -EINVAL for a bad config (a zero period,
  * rotate_bytes below 4 KiB or a cap not above it, logged); -ENOMEM; or the

@@ -40,7 +40,8 @@ fuzz_foreground(const char *s, size_t n)
 	int32_t pid;
 	FILE *f;
 
-	f = fmemopen((void *)s, n, "r");
+	/* Opened read-only: the buffer is never written. */
+	f = fmemopen((void *)(uintptr_t)s, n, "r");
 	if (!f)
 		return;
 	if (foreground_load_stream(f, "fuzz", &fg) == 0) {
