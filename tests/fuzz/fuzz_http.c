@@ -38,7 +38,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define TOKEN "fuzz-token-0123456789abcdef"
-#define S     INT64_C(1000000000)
+/* The taps the database holds, ids 1 to TAPS. */
+#define TAPS 40
+#define S    INT64_C(1000000000)
 
 static const char *const methods[] = {"GET", "HEAD",   "POST",	  "GET",
 				      "PUT", "DELETE", "OPTIONS", "GET"};
@@ -129,7 +131,7 @@ fill(struct store *st)
 	    store_session_start(st, "second", &sess, NULL) != 0 ||
 	    store_session_stop(st, 1, NULL) != 0)
 		abort();
-	for (i = 0; i < 40; i++) {
+	for (i = 0; i < TAPS; i++) {
 		memset(&t, 0, sizeof(t));
 		t.app = apps[i % 3];
 		t.pid = i % 3 == 1 ? 0 : 1000 + i;
@@ -216,11 +218,13 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	    events_new(8, &fx.events) != 0 || control_new(&fx.control) != 0 ||
 	    metrics_new(&fx.metrics) != 0)
 		abort();
+	/* The ring holds the newest stored taps, under their ids. */
 	for (i = 0; i < 5; i++) {
 		char ev[64];
 
-		snprintf(ev, sizeof(ev), "{\"id\":%d,\"kind\":\"tap\"}", i + 1);
-		if (events_publish(fx.events, ev) != 0)
+		snprintf(ev, sizeof(ev), "{\"id\":%d,\"kind\":\"tap\"}",
+			 TAPS - 4 + i);
+		if (events_publish(fx.events, TAPS - 4 + i, ev) != 0)
 			abort();
 	}
 	if (store_open(fx.db, STORE_OPEN_READONLY, &ro) != 0 ||
