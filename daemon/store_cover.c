@@ -211,6 +211,10 @@ store_cover__hist(sqlite3 *db, const char *scope, int metric, int64_t m0,
 
 	if (m0 >= m1)
 		return 0;
+	/* Two days or less: the inside is as cheap as finding the file's. */
+	if (m1 - m0 <= 2 * STORE_HIST_SPAN_DAY)
+		return store_cover_hist_inside(db, scope, metric, m0, m1, 0,
+					       hist);
 	/*
 	 * Every minute and hour row lies in a day that has its day row (the
 	 * writer adds all three spans of a tap in one transaction, retention

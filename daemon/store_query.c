@@ -365,9 +365,9 @@ store_query_hist_percentiles(const int64_t *hist,
 /*
  * store_query_percentiles() inside a transaction the caller has opened.
  * An exact answer (EXACT, or AUTO with at most exact_max taps) comes,
- * when tap_hist serves the filter, from the buckets that hold the ranks
- * (store_rank.h); otherwise, and when that path cannot answer, from a
- * sort of the rows.
+ * when tap_hist serves the filter and counts at least STORE_RANK_MIN
+ * taps, from the buckets that hold the ranks (store_rank.h); otherwise,
+ * and when that path cannot answer, from a sort of the rows.
  */
 static int
 store_query_percentiles_tx(sqlite3 *db, const struct store_filter *f,
@@ -390,7 +390,9 @@ store_query_percentiles_tx(sqlite3 *db, const struct store_filter *f,
 	if (method == STORE_QUERY_METHOD_HISTOGRAM ||
 	    (method == STORE_QUERY_METHOD_AUTO && out->count > exact_max))
 		goto out;
-	rc = store_rank__percentiles(db, f, metric, hist, out);
+	rc = out->count >= STORE_RANK_MIN
+		     ? store_rank__percentiles(db, f, metric, hist, out)
+		     : 1;
 	if (rc > 0)
 		rc = store_query_exact(db, f, metric, out);
 out:

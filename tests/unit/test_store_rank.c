@@ -34,7 +34,7 @@
 /* 2025-10-22T00:00:00Z: 40 days before 2025-12-01. */
 #define T0     (1761091200LL * 1000000000LL)
 #define DAYS   40
-#define NTAPS  9000
+#define NTAPS  14000
 #define NRANGE 60
 
 struct sample {
