@@ -16,16 +16,11 @@
 
 #include "log.h"
 #include "store.h"
+#include "store_cover.h"
+#include "store_rank.h"
 #include "store_sql.h"
 
 #define MINUTE_NS (60 * 1000000000LL)
-/*
- * Larger counts in a bucket mean a damaged file (2^50 taps is a million
- * taps a second for 35 years), and keep the sum of all buckets far from
- * overflowing.
- */
-#define STORE_QUERY_HIST_COUNT_MAX (1LL << 50)
-
 static const char *const store_query_metric_col[] = {"first_frame_ns",
 						     "settle_ns"};
 
@@ -279,89 +274,10 @@ store_query_hist_rows(sqlite3 *db, const struct store_filter *f,
 	return store_query_bucket_rows(db, &q, hist);
 }
 
-/* Adds tap_hist's rows of one span over minutes [m0, m1) to hist[]. */
-static int
-store_query_hist_span(sqlite3 *db, const char *scope,
-		      enum store_query_metric metric, int span, int64_t m0,
-		      int64_t m1, int64_t *hist)
-{
-	sqlite3_stmt *stmt = NULL;
-	struct store__qb q;
-	int64_t b, c;
-	int rc;
-
-	memset(&q, 0, sizeof(q));
-	store__qb_text(&q, "SELECT bucket, count FROM tap_hist WHERE app = ?",
-		       scope);
-	store__qb_int(&q, " AND metric = ?", metric);
-	store__qb_int(&q, " AND span = ?", span);
-	store__qb_int(&q, " AND minute >= ?", m0);
-	store__qb_int(&q, " AND minute < ?", m1);
-	rc = store__qb_prepare(db, &q, &stmt);
-	if (rc < 0)
-		return rc;
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		b = sqlite3_column_int64(stmt, 0);
-		c = sqlite3_column_int64(stmt, 1);
-		/*
-		 * A file copied off a device is input like any other: a
-		 * count no device could reach would overflow the sums.
-		 */
-		if (b < 0 || b >= STORE_HIST_BUCKETS || c < 0 ||
-		    c > STORE_QUERY_HIST_COUNT_MAX - hist[b]) {
-			log_warnx("cannot use a tap_hist row: bucket %lld, "
-				  "count %lld out of range",
-				  (long long)b, (long long)c);
-			rc = -EIO;
-			goto out;
-		}
-		hist[b] += c;
-	}
-	rc = rc == SQLITE_DONE ? 0 : store__db_fail(db, rc, "read tap_hist");
-out:
-	sqlite3_finalize(stmt);
-	return rc;
-}
-
 static int64_t
 floor_div(int64_t a, int64_t b)
 {
 	return a / b - (a % b != 0 && (a < 0) != (b < 0));
-}
-
-/*
- * Covers minutes [m0, m1) with the coarsest spans that fit: whole days in
- * the middle, then whole hours, then single minutes at the ends.
- */
-static int
-store_query_hist_cover(sqlite3 *db, const char *scope,
-		       enum store_query_metric metric, int64_t m0, int64_t m1,
-		       int level, int64_t *hist)
-{
-	static const int spans[] = {STORE_HIST_SPAN_DAY, STORE_HIST_SPAN_HOUR,
-				    STORE_HIST_SPAN_MINUTE};
-	int64_t span, c0, c1;
-	int rc;
-
-	if (m0 >= m1)
-		return 0;
-	span = spans[level];
-	if (span == 1)
-		return store_query_hist_span(db, scope, metric, 1, m0, m1,
-					     hist);
-	c0 = -floor_div(-m0, span) * span;
-	c1 = floor_div(m1, span) * span;
-	if (c0 >= c1)
-		return store_query_hist_cover(db, scope, metric, m0, m1,
-					      level + 1, hist);
-	rc = store_query_hist_cover(db, scope, metric, m0, c0, level + 1, hist);
-	if (rc == 0)
-		rc = store_query_hist_span(db, scope, metric, (int)span, c0, c1,
-					   hist);
-	if (rc == 0)
-		rc = store_query_hist_cover(db, scope, metric, c1, m1,
-					    level + 1, hist);
-	return rc;
 }
 
 /*
@@ -403,7 +319,7 @@ store_query_hist_collect(sqlite3 *db, const struct store_filter *f,
 		if (rc < 0)
 			return rc;
 	}
-	rc = store_query_hist_cover(db, scope, metric, m0, m1, 0, hist);
+	rc = store_cover__hist(db, scope, metric, m0, m1, hist);
 	if (rc < 0)
 		return rc;
 	if (m1 * MINUTE_NS <= b)
@@ -447,8 +363,11 @@ store_query_hist_percentiles(const int64_t *hist,
 }
 
 /*
- * store_query_percentiles() inside a transaction the caller has opened; AUTO
- * reads the rows when there are at most exact_max.
+ * store_query_percentiles() inside a transaction the caller has opened.
+ * An exact answer (EXACT, or AUTO with at most exact_max taps) comes,
+ * when tap_hist serves the filter and counts at least STORE_RANK_MIN
+ * taps, from the buckets that hold the ranks (store_rank.h); otherwise,
+ * and when that path cannot answer, from a sort of the rows.
  */
 static int
 store_query_percentiles_tx(sqlite3 *db, const struct store_filter *f,
@@ -459,7 +378,7 @@ store_query_percentiles_tx(sqlite3 *db, const struct store_filter *f,
 	int64_t *hist = NULL;
 	int rc;
 
-	if (method == STORE_QUERY_METHOD_EXACT || !store_query_hist_serves(f))
+	if (!store_query_hist_serves(f))
 		return store_query_exact(db, f, metric, out);
 	hist = calloc(STORE_HIST_BUCKETS, sizeof(*hist));
 	if (!hist)
@@ -468,7 +387,13 @@ store_query_percentiles_tx(sqlite3 *db, const struct store_filter *f,
 	if (rc < 0)
 		goto out;
 	store_query_hist_percentiles(hist, out);
-	if (method == STORE_QUERY_METHOD_AUTO && out->count <= exact_max)
+	if (method == STORE_QUERY_METHOD_HISTOGRAM ||
+	    (method == STORE_QUERY_METHOD_AUTO && out->count > exact_max))
+		goto out;
+	rc = out->count >= STORE_RANK_MIN
+		     ? store_rank__percentiles(db, f, metric, hist, out)
+		     : 1;
+	if (rc > 0)
 		rc = store_query_exact(db, f, metric, out);
 out:
 	free(hist);
@@ -535,53 +460,6 @@ store_query_apps_free(struct store_query_app *apps, size_t napps)
 }
 
 /*
- * Counts the gestures of one app (or of unknown app) by status into a,
- * through (app, status, wall_ns): the IN list makes it one seek per
- * status, so a short range reads only its own rows.
- */
-static int
-store_query_app_count(sqlite3 *db, const struct store_filter *f,
-		      struct store_query_app *a)
-{
-	sqlite3_stmt *stmt = NULL;
-	const unsigned char *status;
-	struct store_filter g;
-	struct store__qb q;
-	size_t i;
-	int k, rc;
-
-	store_filter_init(&g);
-	g.app = a->app;
-	g.app_unknown = a->app == NULL;
-	g.session = f->session;
-	g.since_ns = f->since_ns;
-	g.until_ns = f->until_ns;
-	memset(&q, 0, sizeof(q));
-	store__qb_add(&q, "SELECT status, count(*) FROM taps INDEXED BY ");
-	store__qb_add(&q, f->session ? "taps_session" : "taps_app_status_wall");
-	store__filter_where(&q, &g, 0);
-	store__qb_cond(&q, "status IN (");
-	for (i = 0; i < STORE_QUERY_STATUS_N; i++)
-		store__qb_text(&q, i ? ", ?" : "?", store_status_names[i]);
-	store__qb_add(&q, ")");
-	store__qb_add(&q, " GROUP BY status");
-	rc = store__qb_prepare(db, &q, &stmt);
-	if (rc < 0)
-		return rc;
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		status = sqlite3_column_text(stmt, 0);
-		k = store_status_index((const char *)status);
-		if (k >= 0)
-			a->status[k] = sqlite3_column_int64(stmt, 1);
-		a->total += sqlite3_column_int64(stmt, 1);
-	}
-	rc = rc == SQLITE_DONE ? 0
-			       : store__db_fail(db, rc, "count taps by app");
-	sqlite3_finalize(stmt);
-	return rc;
-}
-
-/*
  * The apps with gestures matching f's range and session, in name order
  * and the unknown app last, with their counts.  The names come one index
  * seek each (the next name after the last one), not from a scan of every
@@ -635,7 +513,7 @@ store_query_app_counts(sqlite3 *db, const struct store_filter *f,
 			goto out;
 		}
 		n++;
-		rc = store_query_app_count(db, f, a);
+		rc = store_cover__status(db, f, a->app, a->status, &a->total);
 		if (rc < 0)
 			goto out;
 		if (a->total == 0) {

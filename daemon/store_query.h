@@ -7,8 +7,12 @@
  * match a filter, sorted by the metric, percentile p is the value at rank
  * ceil(p / 100 * N), counted from 1.  There are two ways to get it:
  *
- *  - exact: the matching rows themselves, counted and then read in order
- *    up to the highest rank asked for.  The answer is the stored value.
+ *  - exact: the stored value at the rank.  When tap_hist serves the filter
+ *    (below), its exact counts by bucket say which bucket holds the rank,
+ *    and only that bucket's rows of the range are read, in order, from a
+ *    partial index (store_rank.h); otherwise, and while retention is half
+ *    done, the matching rows are counted and read in order up to the
+ *    highest rank asked for.
  *  - histogram: the per-minute, per-hour and per-day counts of tap_hist
  *    (sql/002-frames-hist.sql) over the whole minutes of the range, plus
  *    the rows of the partial minutes at its two ends, bucketed the same

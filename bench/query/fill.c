@@ -15,7 +15,8 @@
  * swipes; of the measured ones 91% ok, 6% no_response, 2% truncated, 1%
  * frames_unavailable.  --frames also stores response frames (one per
  * 16.7 ms of settle, at most 40).  The same arguments always give the
- * same file.  Prints the time the fill took on stderr.
+ * same file.  Prints the time the fill took on stderr.  --taps 0 only
+ * opens the file, which migrates one made by an older tapd.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -122,7 +123,7 @@ main(int argc, char **argv)
 		if (strcmp(argv[k], "--db") == 0 && k + 1 < argc)
 			db = argv[++k];
 		else if (strcmp(argv[k], "--taps") == 0 && k + 1 < argc)
-			ntaps = arg_int("--taps", argv[++k], 1, 100000000);
+			ntaps = arg_int("--taps", argv[++k], 0, 100000000);
 		else if (strcmp(argv[k], "--apps") == 0 && k + 1 < argc)
 			napps = arg_int("--apps", argv[++k], 1, 100);
 		else if (strcmp(argv[k], "--days") == 0 && k + 1 < argc)

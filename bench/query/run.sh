@@ -56,11 +56,20 @@ cc -std=gnu11 -D_GNU_SOURCE -O2 -Idaemon \
 
 if [ -s "$db" ]; then
 	echo "reusing $db ($(sqlite3 "$db" 'SELECT count(*) FROM taps') gestures)"
+	# A file of an older tapd: opening it with the writer migrates it.
+	"$tmp/fill" --db "$db" --taps 0 2>/dev/null
 else
 	FILL_CACHE_KB=65536 "$tmp/fill" --db "$db" --taps "$taps" \
 		--days "$days" --end "$end"
 fi
 echo "file: $(du -m "$db" | cut -f1) MiB, tap_hist rows: $(sqlite3 "$db" 'SELECT count(*) FROM tap_hist')"
+# What each structure costs on disk (dbstat: the pages of each b-tree).
+echo
+sqlite3 -separator ' ' "$db" "SELECT name, count(*), sum(pgsize) FROM dbstat
+	GROUP BY name ORDER BY sum(pgsize) DESC" |
+	awk '$3 >= 65536 || $1 ~ /^tap_(counts|hist_sum)$/ {
+		printf "%-24s %8.1f MiB  %7d pages\n", $1, $3 / 1048576, $2
+	}'
 
 "$build/tapd" serve --db "$db" --listen 127.0.0.1:0 >"$tmp/serve.out" \
 	2>"$tmp/serve.err" &
@@ -162,4 +171,79 @@ run "all apps, 1 day, exact" "p=50,90,99&since=$since1&until=$end&method=exact" 
 	"$ok AND wall_ns BETWEEN ${since1}000000000 AND ${end}000000000"
 echo
 echo "API ms: median of $reps requests (curl time_total); sqlite3 ms: median of $cli_reps runs of the shell, three OFFSET queries"
+
+# shell_ms SQL: median ms of cli_reps runs of the sqlite3 shell on SQL,
+# its output in $tmp/shell.out.
+shell_ms() {
+	for _ in $(seq 1 "$cli_reps"); do
+		local t0 t1
+		t0=$(date +%s%N)
+		sqlite3 "$db" "$1" >"$tmp/shell.out"
+		t1=$(date +%s%N)
+		echo $(((t1 - t0) / 1000))
+	done | awk '{print $1 / 1000}' | median
+}
+
+# Before and after on the same file.  Before is what the previous
+# version's statements cost, run by the sqlite3 shell: the count of every
+# app's gestures by status through (app, status, wall_ns), which was most
+# of /v1/apps, and the exact path's count and sort of the range up to its
+# highest rank.  After is the API's answer now, whose counts must be the
+# same.
+echo
+printf '%-40s %10s %12s  %s\n' case "before ms" "after ms" check
+apps_case() {
+	local name=$1 query=$2 where=$3 ms old verdict
+	ms=$(for _ in $(seq 1 "$reps"); do
+		curl -sS --max-time 60 -o "$tmp/apps" -w '%{time_total}\n' \
+			"http://127.0.0.1:$port/v1/apps$query"
+	done | awk '{print $1 * 1000}' | median)
+	old=$(shell_ms "SELECT app, status, count(*) FROM taps INDEXED BY
+		taps_app_status_wall WHERE $where GROUP BY app, status
+		ORDER BY app, status")
+	if [ "$(jq -r '.apps[] | .app as $a | .statuses | to_entries[]
+		| select(.value > 0) | "\($a)|\(.key)|\(.value)"' "$tmp/apps" |
+		sort)" = "$(sort "$tmp/shell.out")" ]; then
+		verdict="same counts"
+	else
+		verdict=MISMATCH
+		status=1
+	fi
+	printf '%-40s %10.1f %12.1f  %s\n' "$name" "$old" "$ms" "$verdict"
+}
+apps_case "GET /v1/apps, all time" "" "1"
+apps_case "GET /v1/apps, 30 days" "?since=$since30&until=$end" \
+	"wall_ns BETWEEN ${since30}000000000 AND ${end}000000000"
+apps_case "GET /v1/apps, 1 day" "?since=$since1&until=$end" \
+	"wall_ns BETWEEN ${since1}000000000 AND ${end}000000000"
+exact_case() {
+	local name=$1 query=$2 where=$3 index=$4 n k ms old verdict
+	n=$(sqlite3 "$db" "SELECT count(*) FROM taps WHERE $where")
+	k=$(((n * 99 + 99) / 100))
+	ms=$(api "$query&p=50,90,99&method=exact")
+	old=$(shell_ms "SELECT count(*) FROM taps INDEXED BY $index
+		WHERE $where; SELECT max(first_frame_ns) FROM (SELECT
+		first_frame_ns FROM taps INDEXED BY $index WHERE $where
+		ORDER BY first_frame_ns LIMIT $k)")
+	verdict=$(jq -r --argjson n "$n" --argjson v "$(tail -n 1 "$tmp/shell.out")" \
+		'if .count == $n and .method == "exact"
+		    and (.percentiles["99"] - $v / 1e6 | fabs) < 0.0006
+		 then "same p99" else "MISMATCH" end' "$tmp/body")
+	[ "$verdict" = MISMATCH ] && status=1
+	printf '%-40s %10.1f %12.1f  %s\n' "$name" "$old" "$ms" "$verdict"
+}
+measured="status = 'ok' AND kind IN ('tap', 'long_press') AND first_frame_ns IS NOT NULL"
+exact_case "exact p50/90/99, $app, 30 days" \
+	"app=$app&since=$since30&until=$end" \
+	"app = '$app' AND $measured AND wall_ns BETWEEN ${since30}000000000 AND ${end}000000000" \
+	taps_app_status_wall
+exact_case "exact p50/90/99, $app, all time" "app=$app" \
+	"app = '$app' AND $measured" taps_app_status_wall
+exact_case "exact p50/90/99, all apps, 30 days" \
+	"since=$since30&until=$end" \
+	"$measured AND wall_ns BETWEEN ${since30}000000000 AND ${end}000000000" \
+	taps_wall
+echo
+echo "after: the API, median of $reps requests; before: the previous version's statements in the sqlite3 shell, median of $cli_reps runs (process start included)"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 exit "$status"
