@@ -68,42 +68,6 @@ dbpool_needs_immutable(const char *path)
 }
 
 /*
- * The URI "file:PATH?immutable=1" (SQLite is built with URI names on),
- * with the characters that mean something in a URI escaped.  Returns a
- * malloc'd string or NULL.
- */
-static char *
-dbpool_immutable_uri(const char *path)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	const unsigned char *p;
-	char *uri, *q;
-	size_t len;
-
-	len = strlen(path);
-	if (len > PATH_MAX)
-		return NULL;
-	uri = malloc(len * 3 + sizeof("file:?immutable=1"));
-	if (!uri)
-		return NULL;
-	q = uri;
-	memcpy(q, "file:", 5);
-	q += 5;
-	for (p = (const unsigned char *)path; *p; p++) {
-		if (*p == '%' || *p == '?' || *p == '#' || *p <= 0x20 ||
-		    *p >= 0x7f) {
-			*q++ = '%';
-			*q++ = hex[*p >> 4];
-			*q++ = hex[*p & 0xf];
-		} else {
-			*q++ = (char)*p;
-		}
-	}
-	memcpy(q, "?immutable=1", sizeof("?immutable=1"));
-	return uri;
-}
-
-/*
  * What to hand store_open() for path: path itself, or a malloc'd URI in
  * *uri when the file must be opened as immutable.
  */
@@ -114,7 +78,7 @@ dbpool_name(const char *path, char **uri, const char **name, bool quiet)
 	*name = path;
 	if (!dbpool_needs_immutable(path))
 		return 0;
-	*uri = dbpool_immutable_uri(path);
+	*uri = store_file_uri(path, "immutable=1");
 	if (!*uri)
 		return -ENOMEM;
 	*name = *uri;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -564,19 +565,19 @@ out:
 	return rc;
 }
 
-/*
- * "file:PATH?readonly_shm=1", the characters that mean something in a
- * URI escaped.  Returns a malloc'd string or NULL.
- */
-static char *
-store_readonly_shm_uri(const char *path)
+char *
+store_file_uri(const char *path, const char *query)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	static const char tail[] = "?readonly_shm=1";
 	const unsigned char *p;
+	size_t len, qlen;
 	char *uri, *q;
 
-	uri = malloc(strlen(path) * 3 + sizeof("file:") + sizeof(tail));
+	len = strlen(path);
+	qlen = strlen(query);
+	if (len > PATH_MAX)
+		return NULL;
+	uri = malloc(len * 3 + sizeof("file:?") + qlen);
 	if (!uri)
 		return NULL;
 	q = uri;
@@ -592,7 +593,8 @@ store_readonly_shm_uri(const char *path)
 			*q++ = (char)*p;
 		}
 	}
-	memcpy(q, tail, sizeof(tail));
+	*q++ = '?';
+	memcpy(q, query, qlen + 1);
 	return uri;
 }
 
@@ -619,7 +621,7 @@ store_open(const char *path, unsigned flags, struct store **out)
 	 * A process with a writer never gets here: its readers share the
 	 * writer's -shm, at full size since the writer opened.
 	 */
-	uri = store_readonly_shm_uri(path);
+	uri = store_file_uri(path, "readonly_shm=1");
 	if (!uri)
 		return -ENOMEM;
 	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))

@@ -146,6 +146,14 @@ void store_filter_init(struct store_filter *f);
  */
 int store_open(const char *path, unsigned flags, struct store **out);
 
+/*
+ * The SQLite URI "file:PATH?QUERY" for a file path (SQLite is built with
+ * URI names on), the characters that mean something in a URI escaped, so
+ * that any path opens the file it names.  Returns a malloc'd string (the
+ * caller frees it), or NULL without memory or for a path over PATH_MAX.
+ */
+char *store_file_uri(const char *path, const char *query);
+
 /* Commits what is pending (store_drain()), then closes.  NULL is a no-op. */
 void store_close(struct store *st);
 
