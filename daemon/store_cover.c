@@ -410,3 +410,68 @@ store_cover__status(sqlite3 *db, const struct store_filter *f, const char *app,
 					     status, total);
 	return rc;
 }
+
+/*
+ * Every app name of the file, in order, one index seek each (the next
+ * name after the last one), not from a scan of every row: a device sees
+ * dozens of apps and millions of taps.
+ */
+int
+store_cover__app_names(sqlite3 *db, char ***names, size_t *n)
+{
+	static const char sql[] =
+		"WITH RECURSIVE a (app) AS ("
+		" SELECT (SELECT min(app) FROM taps INDEXED BY taps_app_wall)"
+		" UNION ALL"
+		" SELECT (SELECT min(app) FROM taps INDEXED BY taps_app_wall"
+		" WHERE app > a.app) FROM a WHERE a.app IS NOT NULL)"
+		" SELECT app FROM a WHERE app IS NOT NULL";
+	sqlite3_stmt *stmt = NULL;
+	const unsigned char *app;
+	char **list = NULL, **grown;
+	size_t count = 0, cap = 0, i;
+	bool done = false;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
+	if (rc != SQLITE_OK) {
+		rc = store__db_fail(db, rc, "prepare a query");
+		goto out;
+	}
+	while (!done) {
+		rc = sqlite3_step(stmt);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+			rc = store__db_fail(db, rc, "list apps");
+			goto out;
+		}
+		/* After the last name, the taps of unknown app. */
+		done = rc == SQLITE_DONE;
+		app = done ? NULL : sqlite3_column_text(stmt, 0);
+		if (count == cap) {
+			cap = cap ? cap * 2 : 16;
+			grown = realloc(list, cap * sizeof(*list));
+			if (!grown) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			list = grown;
+		}
+		list[count] = NULL;
+		if (app && !(list[count] = strdup((const char *)app))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		count++;
+	}
+	*names = list;
+	*n = count;
+	list = NULL;
+	count = 0;
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	for (i = 0; i < count; i++)
+		free(list[i]);
+	free(list);
+	return rc;
+}

@@ -19,6 +19,7 @@
 #define TAPD_STORE_COVER_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "store.h"
@@ -43,5 +44,12 @@ int store_cover__hist(sqlite3 *db, const char *scope, int metric, int64_t m0,
  */
 int store_cover__status(sqlite3 *db, const struct store_filter *f,
 			const char *app, int64_t *status, int64_t *total);
+
+/*
+ * Lists every app name of the file, in order, then NULL for the taps of
+ * unknown app: *names (n entries, each and the array malloc'd; the caller
+ * frees them).  Returns 0, -ENOMEM or a negative errno from SQLite.
+ */
+int store_cover__app_names(sqlite3 *db, char ***names, size_t *n);
 
 #endif

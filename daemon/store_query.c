@@ -469,55 +469,31 @@ static int
 store_query_app_counts(sqlite3 *db, const struct store_filter *f,
 		       struct store_query_app **apps, size_t *napps)
 {
-	static const char sql[] =
-		"WITH RECURSIVE a (app) AS ("
-		" SELECT (SELECT min(app) FROM taps INDEXED BY taps_app_wall)"
-		" UNION ALL"
-		" SELECT (SELECT min(app) FROM taps INDEXED BY taps_app_wall"
-		" WHERE app > a.app) FROM a WHERE a.app IS NOT NULL)"
-		" SELECT app FROM a WHERE app IS NOT NULL";
-	sqlite3_stmt *stmt = NULL;
-	struct store_query_app *list = NULL, *grown, *a;
-	const unsigned char *app;
-	size_t n = 0, cap = 0;
-	bool done = false;
+	struct store_query_app *list = NULL, *a;
+	char **names = NULL;
+	size_t nnames = 0, n = 0, i;
 	int rc;
 
-	rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
-	if (rc != SQLITE_OK) {
-		rc = store__db_fail(db, rc, "prepare a query");
+	rc = store_cover__app_names(db, &names, &nnames);
+	if (rc < 0)
+		goto out;
+	list = calloc(nnames ? nnames : 1, sizeof(*list));
+	if (!list) {
+		rc = -ENOMEM;
 		goto out;
 	}
-	while (!done) {
-		rc = sqlite3_step(stmt);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-			rc = store__db_fail(db, rc, "list apps");
-			goto out;
-		}
-		/* After the last name, the taps of unknown app. */
-		done = rc == SQLITE_DONE;
-		app = done ? NULL : sqlite3_column_text(stmt, 0);
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			grown = realloc(list, cap * sizeof(*list));
-			if (!grown) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			list = grown;
-		}
+	for (i = 0; i < nnames; i++) {
 		a = &list[n];
-		memset(a, 0, sizeof(*a));
-		if (app && !(a->app = strdup((const char *)app))) {
-			rc = -ENOMEM;
-			goto out;
-		}
+		/* The list takes the name; one without taps is dropped. */
+		a->app = names[i];
+		names[i] = NULL;
 		n++;
 		rc = store_cover__status(db, f, a->app, a->status, &a->total);
 		if (rc < 0)
 			goto out;
 		if (a->total == 0) {
 			free(a->app);
+			a->app = NULL;
 			n--;
 		}
 	}
@@ -527,7 +503,9 @@ store_query_app_counts(sqlite3 *db, const struct store_filter *f,
 	n = 0;
 	rc = 0;
 out:
-	sqlite3_finalize(stmt);
+	for (i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
 	store_query_apps_free(list, n);
 	return rc;
 }

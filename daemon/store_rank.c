@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "store_cover.h"
 #include "store_sql.h"
 
 #define MINUTE_NS (60 * 1000000000LL)
@@ -129,62 +130,6 @@ store_rank_current(sqlite3 *db, enum store_query_metric metric)
 	if (rc < 0)
 		return rc;
 	return hc == tc ? 0 : 1;
-}
-
-/*
- * Every app name of the file, in order, one index seek each (the next
- * name after the last one), and NULL last for the taps of unknown app.
- */
-static int
-store_rank_list_apps(sqlite3 *db, struct store_rank_apps *a)
-{
-	static const char sql[] =
-		"WITH RECURSIVE a (app) AS ("
-		" SELECT (SELECT min(app) FROM taps INDEXED BY taps_app_wall)"
-		" UNION ALL"
-		" SELECT (SELECT min(app) FROM taps INDEXED BY taps_app_wall"
-		" WHERE app > a.app) FROM a WHERE a.app IS NOT NULL)"
-		" SELECT app FROM a WHERE app IS NOT NULL";
-	sqlite3_stmt *stmt = NULL;
-	const unsigned char *app;
-	size_t cap = 0;
-	char **grown;
-	bool done = false;
-	int rc;
-
-	rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
-	if (rc != SQLITE_OK) {
-		rc = store__db_fail(db, rc, "prepare a query");
-		goto out;
-	}
-	while (!done) {
-		rc = sqlite3_step(stmt);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-			rc = store__db_fail(db, rc, "list apps");
-			goto out;
-		}
-		done = rc == SQLITE_DONE;
-		app = done ? NULL : sqlite3_column_text(stmt, 0);
-		if (a->n == cap) {
-			cap = cap ? cap * 2 : 16;
-			grown = realloc(a->names, cap * sizeof(*a->names));
-			if (!grown) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			a->names = grown;
-		}
-		a->names[a->n] = NULL;
-		if (app && !(a->names[a->n] = strdup((const char *)app))) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		a->n++;
-	}
-	rc = 0;
-out:
-	sqlite3_finalize(stmt);
-	return rc;
 }
 
 /*
@@ -343,7 +288,7 @@ store_rank__percentiles(sqlite3 *db, const struct store_filter *f,
 	if (rc != 0)
 		return rc;
 	if (!f->app && n > 0) {
-		rc = store_rank_list_apps(db, &apps);
+		rc = store_cover__app_names(db, &apps.names, &apps.n);
 		if (rc < 0)
 			goto out;
 	}
