@@ -301,7 +301,6 @@ frames_ftl_join_event(struct frames_ftl *r, const struct frames_ftl_pkt *pk,
 	size_t body_len = 0;
 	int kind = EV_NONE, rc;
 	struct frames_ftl_event ev;
-	int64_t t;
 
 	r->st.frame_events++;
 	pb_reader_init(&rd, buf, len);
@@ -324,6 +323,15 @@ frames_ftl_join_event(struct frames_ftl *r, const struct frames_ftl_pkt *pk,
 		r->st.malformed++;
 		return;
 	}
+	frames_ftl_join_apply(r, pk, kind, &ev);
+}
+
+void
+frames_ftl_join_apply(struct frames_ftl *r, const struct frames_ftl_pkt *pk,
+		      int kind, const struct frames_ftl_event *ev)
+{
+	int64_t t;
+
 	if (frames_ftl_clock_to_mono(
 		    r, pk->has_clock ? pk->clock : frames_ftl_clock_default(r),
 		    pk->ts, &t) < 0)
@@ -332,27 +340,27 @@ frames_ftl_join_event(struct frames_ftl *r, const struct frames_ftl_pkt *pk,
 	switch (kind) {
 	case EV_EXPECTED_DISPLAY:
 		display_boundary(r);
-		open_add(r, pk->seq, ev.cookie, ENT_EXPECTED, t, 0);
+		open_add(r, pk->seq, ev->cookie, ENT_EXPECTED, t, 0);
 		break;
 	case EV_EXPECTED_SURFACE:
-		open_add(r, pk->seq, ev.cookie, ENT_EXPECTED, t, 0);
+		open_add(r, pk->seq, ev->cookie, ENT_EXPECTED, t, 0);
 		break;
 	case EV_ACTUAL_DISPLAY:
 		display_boundary(r);
-		if (ev.token == 0 || ev.present_type == FTL_PRESENT_DROPPED) {
+		if (ev->token == 0 || ev->present_type == FTL_PRESENT_DROPPED) {
 			r->st.ignored_displays++;
-			open_add(r, pk->seq, ev.cookie, ENT_DISPLAY_IGNORED, t,
+			open_add(r, pk->seq, ev->cookie, ENT_DISPLAY_IGNORED, t,
 				 0);
 		} else {
-			open_add(r, pk->seq, ev.cookie, ENT_DISPLAY, t,
-				 ev.token);
+			open_add(r, pk->seq, ev->cookie, ENT_DISPLAY, t,
+				 ev->token);
 		}
 		break;
 	case EV_ACTUAL_SURFACE:
-		on_surface_start(r, pk->seq, &ev, t);
+		on_surface_start(r, pk->seq, ev, t);
 		break;
 	case EV_FRAME_END:
-		on_frame_end(r, pk->seq, ev.cookie, t);
+		on_frame_end(r, pk->seq, ev->cookie, t);
 		break;
 	}
 }
