@@ -468,12 +468,19 @@ frames_ftl_new(const struct frames_ftl_config *cfg, struct frames_ftl **out)
 	r->cfg = *cfg;
 	r->now = r->last_sweep = r->max_present = FTL_TIME_NONE;
 	r->wm = r->cov = FTL_TIME_NONE;
+	r->open_oldest = INT64_MAX;
 	if (frames_ftl_table_init(&r->open, cfg->max_pending) < 0 ||
 	    frames_ftl_table_init(&r->presents, cfg->max_presents) < 0)
 		goto out;
 	r->pool = calloc(cfg->max_pending, sizeof(*r->pool));
 	if (r->pool == NULL)
 		goto out;
+	r->pres_cap = 2 * cfg->max_presents;
+	r->pres = calloc(r->pres_cap, sizeof(*r->pres));
+	if (r->pres == NULL)
+		goto out;
+	r->pres_sorted = true;
+	r->pres_last = FTL_TIME_NONE;
 	for (i = 0; i < cfg->max_pending; i++)
 		r->pool[i].next_free =
 			i + 1 < cfg->max_pending ? i + 1 : NONE_IDX;
@@ -495,6 +502,7 @@ frames_ftl_free(struct frames_ftl *r)
 	free(r->open.slot);
 	free(r->presents.slot);
 	free(r->pool);
+	free(r->pres);
 	free(r->q);
 	free(r);
 }
