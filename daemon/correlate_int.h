@@ -57,6 +57,7 @@ struct correlate {
 	struct istr **buckets;
 	size_t nbuckets;
 	size_t nstrings;
+	struct istr *last_intern; /* the name interned last, while kept */
 
 	struct frame *pool;
 	uint32_t *free_slots;

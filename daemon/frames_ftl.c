@@ -475,12 +475,14 @@ frames_ftl_new(const struct frames_ftl_config *cfg, struct frames_ftl **out)
 	r->pool = calloc(cfg->max_pending, sizeof(*r->pool));
 	if (r->pool == NULL)
 		goto out;
-	r->pres_cap = 2 * cfg->max_presents;
+	/* A power of two, so that the ring's indexes wrap with a mask. */
+	r->pres_cap = 16;
+	while (r->pres_cap < 2 * cfg->max_presents)
+		r->pres_cap *= 2;
 	r->pres = calloc(r->pres_cap, sizeof(*r->pres));
 	if (r->pres == NULL)
 		goto out;
 	r->pres_sorted = true;
-	r->pres_last = FTL_TIME_NONE;
 	for (i = 0; i < cfg->max_pending; i++)
 		r->pool[i].next_free =
 			i + 1 < cfg->max_pending ? i + 1 : NONE_IDX;

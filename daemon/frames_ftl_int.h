@@ -104,18 +104,16 @@ struct frames_ftl {
 	int64_t open_oldest;
 	struct frames_ftl_table presents;
 	/*
-	 * The presents in the order they were added, a ring of pres_cap.
-	 * While their times never went back (pres_sorted) those a sweep
-	 * drops are the first ones, and it drops them without a pass over
-	 * the table.  One pushed out of the full table stays in the ring
-	 * until it reaches the head.
+	 * The presents in time order, a ring of pres_cap.  While it is
+	 * sorted (pres_sorted) those a sweep drops are the first ones, and
+	 * it drops them without a pass over the table.  One pushed out of
+	 * the full table stays in the ring until it reaches the head.
 	 */
 	struct frames_ftl_pres *pres;
 	uint32_t pres_head;
 	uint32_t pres_len;
 	uint32_t pres_cap;
 	bool pres_sorted;
-	int64_t pres_last;
 	struct frames_ftl_surf *pool;
 	uint32_t pool_free;
 	uint32_t waiting;

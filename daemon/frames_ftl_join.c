@@ -44,7 +44,7 @@ pres_cmp(const void *a, const void *b)
 
 /*
  * Refills the ring of presents from the table, in time order: after a
- * present that went back in time, or when stale ones fill it.
+ * present that went back too far, or when stale ones fill it.
  */
 static void
 pres_rebuild(struct frames_ftl *r)
@@ -65,25 +65,46 @@ pres_rebuild(struct frames_ftl *r)
 	r->pres_head = 0;
 	r->pres_len = n;
 	r->pres_sorted = true;
-	r->pres_last = n > 0 ? r->pres[n - 1].t : FTL_TIME_NONE;
 }
 
+/*
+ * How far back a present is moved into place before the ring gives up:
+ * the last present before the screen goes idle is written when the next
+ * composition flushes it, up to seconds after presents of other
+ * sequences.
+ */
+#define PRES_SHIFT_MAX 1024
+
+/*
+ * Adds a present to the ring, in time order: presents come nearly in
+ * order, so one goes back a few places at most.  One that would go back
+ * further leaves the ring unsorted, for the next sweep to rebuild.
+ */
 static void
 pres_push(struct frames_ftl *r, uint32_t seq, int64_t token, int64_t t)
 {
 	struct frames_ftl_pres *p;
+	uint32_t pos, n = 0;
 
 	/* The table holds at most half the ring: a rebuild makes room. */
 	if (r->pres_len == r->pres_cap)
 		pres_rebuild(r);
-	p = &r->pres[(r->pres_head + r->pres_len) % r->pres_cap];
+	pos = r->pres_len;
+	while (r->pres_sorted && pos > 0 &&
+	       r->pres[(r->pres_head + pos - 1) & (r->pres_cap - 1)].t > t) {
+		if (++n > PRES_SHIFT_MAX) {
+			r->pres_sorted = false;
+			break;
+		}
+		r->pres[(r->pres_head + pos) & (r->pres_cap - 1)] =
+			r->pres[(r->pres_head + pos - 1) & (r->pres_cap - 1)];
+		pos--;
+	}
+	p = &r->pres[(r->pres_head + pos) & (r->pres_cap - 1)];
 	p->seq = seq;
 	p->token = token;
 	p->t = t;
 	r->pres_len++;
-	if (r->pres_last != FTL_TIME_NONE && t < r->pres_last)
-		r->pres_sorted = false;
-	r->pres_last = t;
 }
 
 /*
@@ -108,7 +129,7 @@ sweep_presents(struct frames_ftl *r, int64_t horizon)
 						  p->token);
 			if (e != NULL && e->t == p->t)
 				frames_ftl_table_del(&r->presents, e);
-			r->pres_head = (r->pres_head + 1) % r->pres_cap;
+			r->pres_head = (r->pres_head + 1) & (r->pres_cap - 1);
 			r->pres_len--;
 		}
 		return;
