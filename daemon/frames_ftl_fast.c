@@ -96,10 +96,19 @@ member(int kind, const uint8_t *p, size_t len, struct frames_ftl_event *ev)
 {
 	const uint8_t *end = p + len;
 	const uint8_t *map = frames_ftl_event_map[kind];
-	uint64_t key, v;
+	uint64_t key, v = 0;
 	unsigned what;
 
 	memset(ev, 0, sizeof(*ev));
+	/* A FrameEnd, half of all packets, is its cookie alone. */
+	if (kind == EV_FRAME_END && len >= 2 && p[0] == 0x08) {
+		p = pb_varint_at(p + 1, end, &v);
+		if (p == end) {
+			frames_ftl_event_store(ev, F_COOKIE, v);
+			return true;
+		}
+		p = end - len;
+	}
 	while (p < end) {
 		p = key_at(p, end, &key);
 		if (p == NULL)
@@ -174,6 +183,23 @@ frames_ftl_fast_packet(struct frames_ftl *r, const uint8_t *buf, size_t len)
 	pk.clock = 0;
 	pk.seq = 0;
 	pk.ts = 0;
+	/*
+	 * SurfaceFlinger's packets open with the timestamp and the clock,
+	 * which are read without the loop's dispatch when they do; any
+	 * other order goes through the loop, which reads the same.
+	 */
+	if (end - p >= 2 && p[0] == K_TIMESTAMP) {
+		p = pb_varint_at(p + 1, end, &pk.ts);
+		if (p == NULL)
+			return 0;
+		pk.has_ts = true;
+		if (end - p >= 3 && p[0] == (K_CLOCK_ID & 0x7f) + 0x80 &&
+		    p[1] == K_CLOCK_ID >> 7 && p[2] < 0x80) {
+			pk.clock = p[2];
+			pk.has_clock = true;
+			p += 3;
+		}
+	}
 	while (p < end) {
 		p = key_at(p, end, &key);
 		if (p == NULL)

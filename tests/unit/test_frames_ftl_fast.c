@@ -441,8 +441,8 @@ test_mutants(void **state)
 /* ---- Packets built in each shape ---- */
 
 /*
- * A trace of one display frame with an app frame on sequence 7, at
- * toy times (MONOTONIC); extra_pkt is appended to every packet and
+ * A trace of four display frames, each with an app frame, on sequence 7
+ * at toy times (MONOTONIC); extra_pkt is appended to every packet and
  * extra_ev to every event member.
  */
 static void
@@ -486,10 +486,14 @@ build_trace(struct buf *t, const struct buf *extra_pkt,
 			if (extra_ev != NULL)
 				buf_put(&m, extra_ev->b, extra_ev->n);
 			put_msg(&ev, member, &m);
+			/* Every other display frame in another field order. */
+			if (i % 2 == 1)
+				put_uint(&p, 10, 7);
 			put_uint(&p, 8, (uint64_t)ts);
 			put_uint(&p, 58, 3);
 			put_msg(&p, 76, &ev);
-			put_uint(&p, 10, 7);
+			if (i % 2 == 0)
+				put_uint(&p, 10, 7);
 			if (extra_pkt != NULL)
 				buf_put(&p, extra_pkt->b, extra_pkt->n);
 			put_msg(t, 1, &p);
@@ -542,6 +546,8 @@ test_shapes(void **state)
 			       "\x7d\x00\x00\x80\x3f"),
 			 16);
 	assert_int_equal(TAKEN("", "\x60\x01\x68\x02"), 16);
+	/* A later clock id, of two bytes, wins: unconvertible both ways. */
+	assert_int_equal(TAKEN("\xd0\x03\x80\x01", ""), 16);
 	/* A non-minimal varint is still a varint. */
 	assert_int_equal(TAKEN("\x50\x87\x80\x80\x00", ""), 16);
 	/* Left to the general walk: unknown length-delimited fields. */
