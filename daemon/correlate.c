@@ -91,8 +91,8 @@ correlate_free(struct correlate *c)
 	free(c->buckets);
 	free(c->pool);
 	free(c->free_slots);
-	free(c->by_start);
-	free(c->by_present);
+	free(c->start_mem);
+	free(c->present_mem);
 	free(c->taps);
 	free(c->tds);
 	free(c->scratch);

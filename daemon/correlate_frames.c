@@ -56,13 +56,16 @@ frame_release(struct correlate *c, uint32_t slot)
  * the latest of their starts, so the by_start scan stops there.  On the
  * way it passes over frames that started as early but are presented
  * later, which stay: the scan costs what is dropped plus what is in
- * flight, not what is held.
+ * flight, not what is held.  Both windows move forward, the frames that
+ * stay shifted up to the new start of by_start, so nothing after the
+ * scan moves.  Names are released in by_start order, as the slots go
+ * back to the free list.
  */
 static void
 drop_oldest(struct correlate *c, uint32_t n)
 {
 	int64_t max_start = INT64_MIN;
-	uint32_t i, w;
+	uint32_t i, j, w, slot;
 
 	if (n == 0)
 		return;
@@ -72,20 +75,21 @@ drop_oldest(struct correlate *c, uint32_t n)
 		f->dead = 1;
 		max_start = correlate_max64(max_start, f->start_ns);
 	}
-	memmove(c->by_present, c->by_present + n,
-		(c->nframes - n) * sizeof(*c->by_present));
-	for (i = w = 0; i < c->nframes; i++) {
-		uint32_t slot = c->by_start[i];
-
+	c->by_present += n;
+	for (i = 0; i < c->nframes; i++) {
+		slot = c->by_start[i];
 		if (c->pool[slot].start_ns > max_start)
 			break;
 		if (c->pool[slot].dead)
 			frame_release(c, slot);
-		else
-			c->by_start[w++] = slot;
 	}
-	memmove(c->by_start + w, c->by_start + i,
-		(c->nframes - i) * sizeof(*c->by_start));
+	/* A released slot keeps its dead mark until it is handed out. */
+	for (j = w = i; j-- > 0;) {
+		slot = c->by_start[j];
+		if (!c->pool[slot].dead)
+			c->by_start[--w] = slot;
+	}
+	c->by_start += w;
 	c->nframes -= n;
 }
 
@@ -112,8 +116,8 @@ correlate_frames_prune(struct correlate *c)
 static int
 pool_grow(struct correlate *c)
 {
-	uint32_t n, *fs, *bs, *bp;
 	struct frame *pool;
+	uint32_t n, *fs;
 
 	if (c->pool_cap >= UINT32_MAX / 2)
 		return -ENOMEM;
@@ -130,15 +134,57 @@ pool_grow(struct correlate *c)
 	if (!fs)
 		return -ENOMEM;
 	c->free_slots = fs;
-	bs = realloc(c->by_start, n * sizeof(*bs));
-	if (!bs)
-		return -ENOMEM;
-	c->by_start = bs;
-	bp = realloc(c->by_present, n * sizeof(*bp));
-	if (!bp)
-		return -ENOMEM;
-	c->by_present = bp;
 	c->pool_cap = n;
+	return 0;
+}
+
+/* Moves an index window to the start of its array. */
+static void
+index_rewind(uint32_t *mem, uint32_t **win, uint32_t n)
+{
+	if (*win != mem)
+		memmove(mem, *win, n * sizeof(*mem));
+	*win = mem;
+}
+
+/*
+ * Makes room for one more entry at the end of both index windows: a
+ * window is moved back to the start of its array when at most half of it
+ * is used, else both arrays double.
+ */
+static int
+index_room(struct correlate *c)
+{
+	uint32_t *s, *p, cap;
+
+	if (c->start_mem != NULL &&
+	    (size_t)(c->by_start - c->start_mem) + c->nframes < c->idx_cap &&
+	    (size_t)(c->by_present - c->present_mem) + c->nframes < c->idx_cap)
+		return 0;
+	if (c->start_mem != NULL && c->nframes < c->idx_cap / 2) {
+		index_rewind(c->start_mem, &c->by_start, c->nframes);
+		index_rewind(c->present_mem, &c->by_present, c->nframes);
+		return 0;
+	}
+	if (c->idx_cap >= UINT32_MAX / 4)
+		return -ENOMEM;
+	cap = c->idx_cap ? c->idx_cap * 2 : 2 * MIN_POOL;
+	s = malloc(cap * sizeof(*s));
+	p = malloc(cap * sizeof(*p));
+	if (!s || !p) {
+		free(s);
+		free(p);
+		return -ENOMEM;
+	}
+	if (c->nframes > 0) {
+		memcpy(s, c->by_start, c->nframes * sizeof(*s));
+		memcpy(p, c->by_present, c->nframes * sizeof(*p));
+	}
+	free(c->start_mem);
+	free(c->present_mem);
+	c->start_mem = c->by_start = s;
+	c->present_mem = c->by_present = p;
+	c->idx_cap = cap;
 	return 0;
 }
 
@@ -188,6 +234,8 @@ correlate_feed_frame(struct correlate *c, const struct correlate_frame *frame)
 	if ((r = correlate_intern(c, frame->app, &app)) < 0)
 		goto out;
 	if ((r = correlate_intern(c, frame->layer, &layer)) < 0)
+		goto out;
+	if ((r = index_room(c)) < 0)
 		goto out;
 	if ((r = frame_slot(c, &slot)) < 0)
 		goto out;

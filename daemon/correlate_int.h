@@ -57,12 +57,22 @@ struct correlate {
 	struct istr **buckets;
 	size_t nbuckets;
 	size_t nstrings;
+	struct istr *last_intern; /* the name interned last, while kept */
 
 	struct frame *pool;
 	uint32_t *free_slots;
+	/*
+	 * The two indexes, each a window of nframes entries into an array
+	 * of idx_cap: dropping the oldest frames moves the window's start,
+	 * and the window goes back to the array's start only when its end
+	 * reaches the array's, so a drop costs what it drops.
+	 */
 	uint32_t *by_start;
 	uint32_t *by_present;
-	uint32_t pool_cap;  /* slots allocated, and size of the arrays */
+	uint32_t *start_mem;
+	uint32_t *present_mem;
+	uint32_t idx_cap;
+	uint32_t pool_cap;  /* slots allocated, and size of free_slots */
 	uint32_t pool_used; /* slots ever handed out */
 	uint32_t nfree;
 	uint32_t nframes;

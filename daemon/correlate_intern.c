@@ -57,11 +57,22 @@ correlate_intern(struct correlate *c, const char *s, struct istr **out)
 	if (c->nstrings >= c->nbuckets * 2)
 		(void)correlate_intern_grow(c);
 	len = strlen(s);
+	/*
+	 * Frames come in runs of one layer, so the name kept last is tried
+	 * before the string is hashed.
+	 */
+	is = c->last_intern;
+	if (is && is->len == len && memcmp(is->s, s, len) == 0) {
+		is->refs++;
+		*out = is;
+		return 0;
+	}
 	h = hash_str(s, len);
 	for (is = c->buckets[h & (c->nbuckets - 1)]; is; is = is->next) {
 		if (is->hash == h && is->len == len &&
 		    memcmp(is->s, s, len) == 0) {
 			is->refs++;
+			c->last_intern = is;
 			*out = is;
 			return 0;
 		}
@@ -76,6 +87,7 @@ correlate_intern(struct correlate *c, const char *s, struct istr **out)
 	is->next = c->buckets[h & (c->nbuckets - 1)];
 	c->buckets[h & (c->nbuckets - 1)] = is;
 	c->nstrings++;
+	c->last_intern = is;
 	*out = is;
 	return 0;
 }
@@ -87,6 +99,8 @@ correlate_unintern(struct correlate *c, struct istr *is)
 
 	if (!is || --is->refs > 0)
 		return;
+	if (c->last_intern == is)
+		c->last_intern = NULL;
 	for (pp = &c->buckets[is->hash & (c->nbuckets - 1)]; *pp;
 	     pp = &(*pp)->next) {
 		if (*pp == is) {

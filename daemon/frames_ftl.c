@@ -3,7 +3,8 @@
  * docs/formats.md section 2 for the format it follows.
  *
  * This part reads the framing of the trace and its TracePackets, and
- * holds the object.  The other parts: frames_ftl_clock.c (ClockSnapshots
+ * holds the object.  The other parts: frames_ftl_fast.c (the fast path of
+ * the common FrameTimeline packet), frames_ftl_clock.c (ClockSnapshots
  * and time conversion), frames_ftl_event.c (FrameTimelineEvent messages),
  * frames_ftl_join.c (surface frames paired with their presents) and
  * frames_ftl_table.c (the hash tables that pairing uses).
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "frames_ftl_clock.h"
+#include "frames_ftl_fast.h"
 #include "frames_ftl_int.h"
 #include "frames_ftl_join.h"
 #include "log.h"
@@ -34,6 +36,9 @@
 #define PEND_KEEP (1u << 20)
 
 #define READ_CHUNK (64u * 1024)
+
+/* The key of a Trace's packet field: field 1, length-delimited. */
+#define TRACE_PACKET_KEY (1u << 3 | PB_WIRE_LEN)
 
 /* TracePacket fields (docs/formats.md 2.2). */
 enum {
@@ -132,6 +137,15 @@ on_packet(struct frames_ftl *r, const uint8_t *buf, size_t len)
 		frames_ftl_join_event(r, &pk, event, event_len);
 }
 
+/* Reads one TracePacket: the fast path if it takes it, else the general. */
+static void
+packet(struct frames_ftl *r, const uint8_t *buf, size_t len)
+{
+	if (!r->cfg.general_only && frames_ftl_fast_packet(r, buf, len))
+		return;
+	on_packet(r, buf, len);
+}
+
 enum {
 	REC_DONE,
 	REC_MORE,
@@ -196,6 +210,39 @@ record_size(const struct frames_ftl *r, const uint8_t *buf, size_t len,
 	return *total <= len ? REC_DONE : REC_MORE;
 }
 
+/*
+ * Sizes the packet record at buf[0..len), len > 4, when its length is a
+ * varint of one to three bytes and the whole record is in buf and within
+ * max_packet: sets *total and *hdr as record_size() would and returns
+ * true.  False leaves the record to record_size().
+ */
+static inline bool
+frame_short(const struct frames_ftl *r, const uint8_t *buf, size_t len,
+	    uint64_t *total, size_t *hdr)
+{
+	uint64_t v;
+	size_t n;
+
+	if (buf[1] < 0x80) {
+		v = buf[1];
+		n = 1;
+	} else if (buf[2] < 0x80) {
+		v = (buf[1] & 0x7fu) | (uint64_t)buf[2] << 7;
+		n = 2;
+	} else if (buf[3] < 0x80) {
+		v = (buf[1] & 0x7fu) | (uint64_t)(buf[2] & 0x7fu) << 7 |
+		    (uint64_t)buf[3] << 14;
+		n = 3;
+	} else {
+		return false;
+	}
+	if (v > r->cfg.max_packet || 1 + n + v > len)
+		return false;
+	*hdr = 1 + n;
+	*total = 1 + n + v;
+	return true;
+}
+
 static void
 corrupt(struct frames_ftl *r)
 {
@@ -224,6 +271,17 @@ consume(struct frames_ftl *r, const uint8_t *buf, size_t len, uint64_t *need)
 
 	*need = 0;
 	while (off < len) {
+		/*
+		 * The common record, a packet whose length takes one to three
+		 * bytes, framed inline: what record_size() would find.
+		 */
+		if (buf[off] == TRACE_PACKET_KEY && len - off > 4 &&
+		    frame_short(r, buf + off, len - off, &total, &hdr)) {
+			packet(r, buf + off + hdr, (size_t)total - hdr);
+			r->rec_at += total;
+			off += (size_t)total;
+			continue;
+		}
 		switch (record_size(r, buf + off, len - off, &total, &hdr,
 				    &is_packet, &plen)) {
 		case REC_BAD:
@@ -251,8 +309,7 @@ consume(struct frames_ftl *r, const uint8_t *buf, size_t len, uint64_t *need)
 			return len;
 		case REC_DONE:
 			if (is_packet)
-				on_packet(r, buf + off + hdr,
-					  (size_t)total - hdr);
+				packet(r, buf + off + hdr, (size_t)total - hdr);
 			else
 				r->st.malformed++;
 			r->rec_at += total;
@@ -411,12 +468,21 @@ frames_ftl_new(const struct frames_ftl_config *cfg, struct frames_ftl **out)
 	r->cfg = *cfg;
 	r->now = r->last_sweep = r->max_present = FTL_TIME_NONE;
 	r->wm = r->cov = FTL_TIME_NONE;
+	r->open_oldest = INT64_MAX;
 	if (frames_ftl_table_init(&r->open, cfg->max_pending) < 0 ||
 	    frames_ftl_table_init(&r->presents, cfg->max_presents) < 0)
 		goto out;
 	r->pool = calloc(cfg->max_pending, sizeof(*r->pool));
 	if (r->pool == NULL)
 		goto out;
+	/* A power of two, so that the ring's indexes wrap with a mask. */
+	r->pres_cap = 16;
+	while (r->pres_cap < 2 * cfg->max_presents)
+		r->pres_cap *= 2;
+	r->pres = calloc(r->pres_cap, sizeof(*r->pres));
+	if (r->pres == NULL)
+		goto out;
+	r->pres_sorted = true;
 	for (i = 0; i < cfg->max_pending; i++)
 		r->pool[i].next_free =
 			i + 1 < cfg->max_pending ? i + 1 : NONE_IDX;
@@ -438,6 +504,7 @@ frames_ftl_free(struct frames_ftl *r)
 	free(r->open.slot);
 	free(r->presents.slot);
 	free(r->pool);
+	free(r->pres);
 	free(r->q);
 	free(r);
 }

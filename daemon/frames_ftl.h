@@ -134,6 +134,12 @@ struct frames_ftl_config {
 	uint32_t max_presents;
 	/* Most frames queued for frames_ftl_next() (default 65536). */
 	uint32_t max_queue;
+	/*
+	 * Non-zero: every packet is read by the general walk, never by the
+	 * fast path (frames_ftl_fast.h).  The results are the same either
+	 * way; the tests and the fuzzer compare the two with it.
+	 */
+	unsigned general_only;
 };
 
 /* Counters since frames_ftl_new(); none is ever reset. */
@@ -165,7 +171,12 @@ struct frames_ftl_stats {
 				      the first oversized one */
 	uint64_t cut_len;	   /* its declared payload length, 0 unknown */
 	uint64_t queue_dropped;	   /* frames lost to a full queue */
-	uint32_t waiting;	   /* surface frames pending right now */
+	/*
+	 * Of the packets, those the fast path read (frames_ftl_fast.h); the
+	 * only counter that differs with general_only.
+	 */
+	uint64_t fast_packets;
+	uint32_t waiting; /* surface frames pending right now */
 };
 
 /* Receives frames from frames_ftl_read_file(); returns 0 or a negative errno.

@@ -17,6 +17,33 @@ frames_ftl_clock_default(const struct frames_ftl *r)
 	return FTL_CLOCK_BOOTTIME;
 }
 
+/*
+ * Keeps best, the snapshot found for a time of clock at or after its
+ * value, for the times up to the next larger value of that clock in any
+ * snapshot: for all of them the search finds best again, since the
+ * snapshots at or below such a time are the same ones.  Packets come in
+ * nearly time order, so the search runs about once per snapshot.
+ */
+static void
+keep_conversion(struct frames_ftl *r, uint32_t clock,
+		const struct frames_ftl_snap *best)
+{
+	int64_t lo = best->val[clock], hi = INT64_MAX;
+	unsigned i;
+
+	for (i = 0; i < r->nsnaps; i++) {
+		const struct frames_ftl_snap *s = &r->snaps[i];
+
+		if ((s->have & (1u << clock)) != 0 && s->val[clock] > lo &&
+		    s->val[clock] < hi)
+			hi = s->val[clock];
+	}
+	r->conv_clock = clock;
+	r->conv_lo = lo;
+	r->conv_hi = hi;
+	r->conv_snap = best;
+}
+
 /* Converts ts of clock to MONOTONIC; counts what it cannot. */
 int
 frames_ftl_clock_to_mono(struct frames_ftl *r, uint32_t clock, uint64_t ts,
@@ -39,6 +66,10 @@ frames_ftl_clock_to_mono(struct frames_ftl *r, uint32_t clock, uint64_t ts,
 		r->st.ts_unconvertible++;
 		return -ENOENT;
 	}
+	if (clock == r->conv_clock && t >= r->conv_lo && t < r->conv_hi) {
+		best = r->conv_snap;
+		goto convert;
+	}
 	/* Oldest first, so of equal values the newest snapshot wins. */
 	for (i = 0; i < r->nsnaps; i++) {
 		s = &r->snaps[(r->snap_next + SNAP_MAX - r->nsnaps + i) %
@@ -51,12 +82,15 @@ frames_ftl_clock_to_mono(struct frames_ftl *r, uint32_t clock, uint64_t ts,
 		if (first == NULL || s->val[clock] < first->val[clock])
 			first = s;
 	}
+	if (best != NULL)
+		keep_conversion(r, clock, best);
 	if (best == NULL)
 		best = first;
 	if (best == NULL) {
 		r->st.ts_unconvertible++;
 		return -ENOENT;
 	}
+convert:
 	/* Both values are in [0, TS_LIMIT): the difference cannot overflow. */
 	if (__builtin_add_overflow(best->val[FTL_CLOCK_MONOTONIC],
 				   t - best->val[clock], &mono) ||
@@ -143,6 +177,8 @@ frames_ftl_clock_snapshot(struct frames_ftl *r, const uint8_t *buf, size_t len)
 		r->primary_clock = (uint32_t)primary;
 	if ((s.have & (1u << FTL_CLOCK_MONOTONIC)) == 0)
 		return;
+	/* The snapshot replaced may be the one a conversion kept. */
+	r->conv_clock = 0;
 	r->snaps[r->snap_next] = s;
 	r->snap_next = (r->snap_next + 1) % SNAP_MAX;
 	if (r->nsnaps < SNAP_MAX)

@@ -53,6 +53,13 @@ struct frames_ftl_surf {
 	struct frames_ftl_frame f;
 };
 
+/* A display present as it was added, for the sweep (frames_ftl_join.c). */
+struct frames_ftl_pres {
+	int64_t token;
+	int64_t t;
+	uint32_t seq;
+};
+
 struct frames_ftl_snap {
 	int64_t val[CLOCK_SLOTS];
 	uint32_t have; /* bit i: val[i] is set */
@@ -78,9 +85,35 @@ struct frames_ftl {
 	unsigned nsnaps;
 	unsigned snap_next;
 	uint32_t primary_clock;
+	/*
+	 * The last conversion's snapshot, valid for every time of conv_clock
+	 * in [conv_lo, conv_hi): the one the search would find again.
+	 * conv_clock 0 when none is kept (a snapshot came since).
+	 */
+	uint32_t conv_clock;
+	int64_t conv_lo;
+	int64_t conv_hi;
+	const struct frames_ftl_snap *conv_snap;
 
 	struct frames_ftl_table open;
+	/*
+	 * No open start is older than this (INT64_MAX when none is open):
+	 * a sweep whose horizon is not past it would drop none of them,
+	 * and skips their table.
+	 */
+	int64_t open_oldest;
 	struct frames_ftl_table presents;
+	/*
+	 * The presents in time order, a ring of pres_cap.  While it is
+	 * sorted (pres_sorted) those a sweep drops are the first ones, and
+	 * it drops them without a pass over the table.  One pushed out of
+	 * the full table stays in the ring until it reaches the head.
+	 */
+	struct frames_ftl_pres *pres;
+	uint32_t pres_head;
+	uint32_t pres_len;
+	uint32_t pres_cap;
+	bool pres_sorted;
 	struct frames_ftl_surf *pool;
 	uint32_t pool_free;
 	uint32_t waiting;

@@ -34,25 +34,105 @@ open_drop(struct frames_ftl *r, struct frames_ftl_ent *e)
 	frames_ftl_table_del(&r->open, e);
 }
 
+static int
+pres_cmp(const void *a, const void *b)
+{
+	const struct frames_ftl_pres *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
 /*
- * Ages out what is older than the join window.  After a deletion the same
- * slot is looked at again, since backward shift may have moved an entry
- * into it; entries only ever move backwards, so none is missed.
+ * Refills the ring of presents from the table, in time order: after a
+ * present that went back too far, or when stale ones fill it.
  */
 static void
-sweep(struct frames_ftl *r)
+pres_rebuild(struct frames_ftl *r)
 {
-	int64_t horizon = r->now - r->cfg.join_window_ns;
+	const struct frames_ftl_ent *e;
+	uint32_t i, n = 0;
+
+	for (i = 0; i <= r->presents.mask; i++) {
+		e = &r->presents.slot[i];
+		if (e->kind == ENT_FREE)
+			continue;
+		r->pres[n].seq = e->seq;
+		r->pres[n].token = e->key;
+		r->pres[n].t = e->t;
+		n++;
+	}
+	qsort(r->pres, n, sizeof(*r->pres), pres_cmp);
+	r->pres_head = 0;
+	r->pres_len = n;
+	r->pres_sorted = true;
+}
+
+/*
+ * How far back a present is moved into place before the ring gives up:
+ * the last present before the screen goes idle is written when the next
+ * composition flushes it, up to seconds after presents of other
+ * sequences.
+ */
+#define PRES_SHIFT_MAX 1024
+
+/*
+ * Adds a present to the ring, in time order: presents come nearly in
+ * order, so one goes back a few places at most.  One that would go back
+ * further leaves the ring unsorted, for the next sweep to rebuild.
+ */
+static void
+pres_push(struct frames_ftl *r, uint32_t seq, int64_t token, int64_t t)
+{
+	struct frames_ftl_pres *p;
+	uint32_t pos, n = 0;
+
+	/* The table holds at most half the ring: a rebuild makes room. */
+	if (r->pres_len == r->pres_cap)
+		pres_rebuild(r);
+	pos = r->pres_len;
+	while (r->pres_sorted && pos > 0 &&
+	       r->pres[(r->pres_head + pos - 1) & (r->pres_cap - 1)].t > t) {
+		if (++n > PRES_SHIFT_MAX) {
+			r->pres_sorted = false;
+			break;
+		}
+		r->pres[(r->pres_head + pos) & (r->pres_cap - 1)] =
+			r->pres[(r->pres_head + pos - 1) & (r->pres_cap - 1)];
+		pos--;
+	}
+	p = &r->pres[(r->pres_head + pos) & (r->pres_cap - 1)];
+	p->seq = seq;
+	p->token = token;
+	p->t = t;
+	r->pres_len++;
+}
+
+/*
+ * Drops the presents older than horizon.  In a sorted ring they are the
+ * first ones; an entry of the ring whose present is no longer in the
+ * table, or is there again with another time, is passed over.  Which
+ * order the presents go in does not matter: backward-shift deletion
+ * leaves a table as if the key deleted had never been added, so the
+ * table ends as the pass over its slots would leave it.
+ */
+static void
+sweep_presents(struct frames_ftl *r, int64_t horizon)
+{
+	const struct frames_ftl_pres *p;
 	struct frames_ftl_ent *e;
 	uint32_t i;
 
-	for (i = 0; i <= r->open.mask;) {
-		e = &r->open.slot[i];
-		if (e->kind != ENT_FREE && e->t < horizon) {
-			open_drop(r, e);
-			continue;
+	if (r->pres_sorted) {
+		while (r->pres_len > 0 && r->pres[r->pres_head].t < horizon) {
+			p = &r->pres[r->pres_head];
+			e = frames_ftl_table_find(&r->presents, p->seq,
+						  p->token);
+			if (e != NULL && e->t == p->t)
+				frames_ftl_table_del(&r->presents, e);
+			r->pres_head = (r->pres_head + 1) & (r->pres_cap - 1);
+			r->pres_len--;
 		}
-		i++;
+		return;
 	}
 	for (i = 0; i <= r->presents.mask;) {
 		e = &r->presents.slot[i];
@@ -62,6 +142,38 @@ sweep(struct frames_ftl *r)
 		}
 		i++;
 	}
+	pres_rebuild(r);
+}
+
+/*
+ * Ages out what is older than the join window.  After a deletion the same
+ * slot is looked at again, since backward shift may have moved an entry
+ * into it; entries only ever move backwards, so none is missed.
+ */
+static void
+sweep(struct frames_ftl *r)
+{
+	int64_t horizon = r->now - r->cfg.join_window_ns, oldest = INT64_MAX;
+	struct frames_ftl_ent *e;
+	uint32_t i;
+
+	/*
+	 * Starts end within milliseconds, so most sweeps find none to drop:
+	 * those skip the table.  A full pass learns the oldest start kept.
+	 */
+	for (i = 0; r->open_oldest < horizon && i <= r->open.mask;) {
+		e = &r->open.slot[i];
+		if (e->kind != ENT_FREE && e->t < horizon) {
+			open_drop(r, e);
+			continue;
+		}
+		if (e->kind != ENT_FREE && e->t < oldest)
+			oldest = e->t;
+		i++;
+	}
+	if (r->open_oldest < horizon)
+		r->open_oldest = oldest;
+	sweep_presents(r, horizon);
 	for (i = 0; i < r->cfg.max_pending && r->waiting > 0; i++) {
 		if (r->pool[i].state == SURF_WAITING &&
 		    r->pool[i].t < horizon) {
@@ -163,6 +275,8 @@ open_add(struct frames_ftl *r, uint32_t seq, int64_t cookie,
 	e->kind = (uint8_t)kind;
 	e->t = t;
 	e->val = val;
+	if (t < r->open_oldest)
+		r->open_oldest = t;
 }
 
 /* A display frame was presented at t: emit the surface frames it waited. */
@@ -184,6 +298,7 @@ on_present(struct frames_ftl *r, uint32_t seq, int64_t token, int64_t t)
 	e->kind = ENT_PRESENT;
 	e->t = t;
 	e->val = t;
+	pres_push(r, seq, token, t);
 	if (r->max_present == FTL_TIME_NONE || t > r->max_present)
 		r->max_present = t;
 	for (i = 0; i < r->cfg.max_pending && r->waiting > 0; i++) {
@@ -301,7 +416,6 @@ frames_ftl_join_event(struct frames_ftl *r, const struct frames_ftl_pkt *pk,
 	size_t body_len = 0;
 	int kind = EV_NONE, rc;
 	struct frames_ftl_event ev;
-	int64_t t;
 
 	r->st.frame_events++;
 	pb_reader_init(&rd, buf, len);
@@ -324,6 +438,15 @@ frames_ftl_join_event(struct frames_ftl *r, const struct frames_ftl_pkt *pk,
 		r->st.malformed++;
 		return;
 	}
+	frames_ftl_join_apply(r, pk, kind, &ev);
+}
+
+void
+frames_ftl_join_apply(struct frames_ftl *r, const struct frames_ftl_pkt *pk,
+		      int kind, const struct frames_ftl_event *ev)
+{
+	int64_t t;
+
 	if (frames_ftl_clock_to_mono(
 		    r, pk->has_clock ? pk->clock : frames_ftl_clock_default(r),
 		    pk->ts, &t) < 0)
@@ -332,27 +455,27 @@ frames_ftl_join_event(struct frames_ftl *r, const struct frames_ftl_pkt *pk,
 	switch (kind) {
 	case EV_EXPECTED_DISPLAY:
 		display_boundary(r);
-		open_add(r, pk->seq, ev.cookie, ENT_EXPECTED, t, 0);
+		open_add(r, pk->seq, ev->cookie, ENT_EXPECTED, t, 0);
 		break;
 	case EV_EXPECTED_SURFACE:
-		open_add(r, pk->seq, ev.cookie, ENT_EXPECTED, t, 0);
+		open_add(r, pk->seq, ev->cookie, ENT_EXPECTED, t, 0);
 		break;
 	case EV_ACTUAL_DISPLAY:
 		display_boundary(r);
-		if (ev.token == 0 || ev.present_type == FTL_PRESENT_DROPPED) {
+		if (ev->token == 0 || ev->present_type == FTL_PRESENT_DROPPED) {
 			r->st.ignored_displays++;
-			open_add(r, pk->seq, ev.cookie, ENT_DISPLAY_IGNORED, t,
+			open_add(r, pk->seq, ev->cookie, ENT_DISPLAY_IGNORED, t,
 				 0);
 		} else {
-			open_add(r, pk->seq, ev.cookie, ENT_DISPLAY, t,
-				 ev.token);
+			open_add(r, pk->seq, ev->cookie, ENT_DISPLAY, t,
+				 ev->token);
 		}
 		break;
 	case EV_ACTUAL_SURFACE:
-		on_surface_start(r, pk->seq, &ev, t);
+		on_surface_start(r, pk->seq, ev, t);
 		break;
 	case EV_FRAME_END:
-		on_frame_end(r, pk->seq, ev.cookie, t);
+		on_frame_end(r, pk->seq, ev->cookie, t);
 		break;
 	}
 }

@@ -13,19 +13,19 @@
 
 /* A table entry named after its constant. */
 /* clang-format off */
-#define LABEL(x) {#x, (x)}
+#define LABEL(x) {#x, (x), sizeof(#x) - 1}
 /* clang-format on */
 
 static const struct input_getevent_label type_labels[] = {
 	LABEL(EV_SYN), LABEL(EV_KEY), LABEL(EV_REL), LABEL(EV_ABS),
 	LABEL(EV_MSC), LABEL(EV_SW),  LABEL(EV_LED), LABEL(EV_SND),
 	LABEL(EV_REP), LABEL(EV_FF),  LABEL(EV_PWR), LABEL(EV_FF_STATUS),
-	{NULL, 0},
+	{NULL, 0, 0},
 };
 
 static const struct input_getevent_label syn_labels[] = {
 	LABEL(SYN_REPORT),  LABEL(SYN_CONFIG), LABEL(SYN_MT_REPORT),
-	LABEL(SYN_DROPPED), {NULL, 0},
+	LABEL(SYN_DROPPED), {NULL, 0, 0},
 };
 
 const struct input_getevent_label input_getevent_field_abs[] = {
@@ -76,7 +76,7 @@ const struct input_getevent_label input_getevent_field_abs[] = {
 	LABEL(ABS_MT_DISTANCE),
 	LABEL(ABS_MT_TOOL_X),
 	LABEL(ABS_MT_TOOL_Y),
-	{NULL, 0},
+	{NULL, 0, 0},
 };
 
 /*
@@ -199,7 +199,7 @@ static const struct input_getevent_label key_labels[] = {
 	LABEL(BTN_WHEEL),
 	LABEL(BTN_GEAR_DOWN),
 	LABEL(BTN_GEAR_UP),
-	{NULL, 0},
+	{NULL, 0, 0},
 };
 
 static const struct input_getevent_label rel_labels[] = {
@@ -217,13 +217,13 @@ static const struct input_getevent_label rel_labels[] = {
 	LABEL(REL_WHEEL_HI_RES),
 	LABEL(REL_HWHEEL_HI_RES),
 #endif
-	{NULL, 0},
+	{NULL, 0, 0},
 };
 
 static const struct input_getevent_label msc_labels[] = {
 	LABEL(MSC_SERIAL), LABEL(MSC_PULSELED), LABEL(MSC_GESTURE),
 	LABEL(MSC_RAW),	   LABEL(MSC_SCAN),	LABEL(MSC_TIMESTAMP),
-	{NULL, 0},
+	{NULL, 0, 0},
 };
 
 static const struct input_getevent_label sw_labels[] = {
@@ -247,25 +247,23 @@ static const struct input_getevent_label sw_labels[] = {
 #ifdef SW_MACHINE_COVER
 	LABEL(SW_MACHINE_COVER),
 #endif
-	{NULL, 0},
+	{NULL, 0, 0},
 };
 
 /* getevent -l names key values, and tool types of ABS_MT_TOOL_TYPE. */
 static const struct input_getevent_label key_value_labels[] = {
-	{"UP", 0},
-	{"DOWN", 1},
-	{"REPEAT", 2},
-	{NULL, 0},
+	{"UP", 0, 2},
+	{"DOWN", 1, 4},
+	{"REPEAT", 2, 6},
+	{NULL, 0, 0},
 };
 
 static const struct input_getevent_label mt_tool_labels[] = {
-	LABEL(MT_TOOL_FINGER),
-	LABEL(MT_TOOL_PEN),
-	LABEL(MT_TOOL_PALM),
+	LABEL(MT_TOOL_FINGER), LABEL(MT_TOOL_PEN), LABEL(MT_TOOL_PALM),
 #ifdef MT_TOOL_DIAL
 	LABEL(MT_TOOL_DIAL),
 #endif
-	{NULL, 0},
+	{NULL, 0, 0},
 };
 
 const struct input_getevent_label input_getevent_field_props[] = {
@@ -278,7 +276,7 @@ const struct input_getevent_label input_getevent_field_props[] = {
 #ifdef INPUT_PROP_ACCELEROMETER
 	LABEL(INPUT_PROP_ACCELEROMETER),
 #endif
-	{NULL, 0},
+	{NULL, 0, 0},
 };
 
 /*
@@ -289,17 +287,28 @@ int
 input_getevent_field_hex(const char *s, size_t maxdigits, uint32_t *out)
 {
 	unsigned long long v;
-	char *end;
+	unsigned c, d;
 	size_t n;
 
-	for (n = 0; s[n] != '\0'; n++)
-		if (!isxdigit((unsigned char)s[n]))
+	/*
+	 * Converted by hand: strtoull costs more than the rest of a line,
+	 * and the digits are checked here anyway.  Past 16 digits the value
+	 * would not fit; beyond UINT32_MAX it is refused either way.
+	 */
+	for (n = 0, v = 0; s[n] != '\0'; n++) {
+		c = (unsigned char)s[n];
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
 			return -EINVAL;
-	if (n == 0 || n > maxdigits)
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 16);
-	if (errno != 0 || *end != '\0' || v > UINT32_MAX)
+		if (n < 16)
+			v = v << 4 | d;
+	}
+	if (n == 0 || n > maxdigits || n > 16 || v > UINT32_MAX)
 		return -EINVAL;
 	*out = (uint32_t)v;
 	return 0;
@@ -328,8 +337,10 @@ int
 input_getevent_field_lookup(const struct input_getevent_label *tab,
 			    const char *name, int *out)
 {
+	size_t len = strlen(name);
+
 	for (; tab->name != NULL; tab++) {
-		if (strcmp(tab->name, name) == 0) {
+		if (tab->len == len && memcmp(tab->name, name, len) == 0) {
 			*out = tab->value;
 			return 0;
 		}

@@ -14,6 +14,8 @@
 struct input_getevent_label {
 	const char *name;
 	int value;
+	/* strlen(name), so that a lookup compares lengths before bytes. */
+	unsigned len;
 };
 
 /* The ABS_ codes and the INPUT_PROP_ names, each ended by a NULL name. */

@@ -183,37 +183,3 @@ bad:
 	memset(f, 0, sizeof(*f));
 	return -EBADMSG;
 }
-
-int64_t
-pb_int64(uint64_t v)
-{
-	int64_t s;
-
-	/* memcpy is the defined way to reinterpret the bits. */
-	memcpy(&s, &v, sizeof(s));
-	return s;
-}
-
-int32_t
-pb_int32(uint64_t v)
-{
-	uint32_t low = (uint32_t)v;
-	int32_t s;
-
-	memcpy(&s, &low, sizeof(s));
-	return s;
-}
-
-int64_t
-pb_sint64(uint64_t v)
-{
-	return pb_int64((v >> 1) ^ (0 - (v & 1)));
-}
-
-int32_t
-pb_sint32(uint64_t v)
-{
-	uint32_t low = (uint32_t)v;
-
-	return pb_int32((low >> 1) ^ (0u - (low & 1)));
-}

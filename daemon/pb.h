@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The longest valid varint: 64 bits in groups of 7. */
 #define PB_VARINT_MAX 10
@@ -85,6 +86,67 @@ struct pb_field {
 int pb_varint(const uint8_t *buf, size_t len, uint64_t *v, size_t *used);
 
 /*
+ * The varint at p, for decoders that walk a buffer themselves: returns
+ * the position just past it and sets *v, or NULL wherever pb_varint()
+ * would fail (the varint runs past end, is longer than PB_VARINT_MAX
+ * bytes or overflows 64 bits).  Inline, with the one- and two-byte cases
+ * first, since they are most keys and most values; a longer one with
+ * eight bytes at hand (a timestamp) is decoded from one load, its 7-bit
+ * groups gathered by three shifts rather than a loop.
+ */
+static inline __attribute__((always_inline)) const uint8_t *
+pb_varint_at(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t w, stop, x, acc = 0;
+	unsigned shift, n;
+	uint8_t b;
+
+	if (p < end && p[0] < 0x80) {
+		*v = p[0];
+		return p + 1;
+	}
+	if (end - p >= 2 && p[1] < 0x80) {
+		*v = (p[0] & 0x7fu) | (uint64_t)p[1] << 7;
+		return p + 2;
+	}
+	if (end - p >= 8) {
+		memcpy(&w, p, sizeof(w));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		w = __builtin_bswap64(w);
+#endif
+		stop = ~w & 0x8080808080808080ull;
+		if (stop != 0) {
+			/* n bytes, the last the first without its top bit. */
+			n = (unsigned)__builtin_ctzll(stop) / 8 + 1;
+			x = n == 8 ? w : w & ((1ull << (8 * n)) - 1);
+			x &= 0x7f7f7f7f7f7f7f7full;
+			x = (x & 0x007f007f007f007full) |
+			    (x & 0x7f007f007f007f00ull) >> 1;
+			x = (x & 0x00003fff00003fffull) |
+			    (x & 0x3fff00003fff0000ull) >> 2;
+			x = (x & 0x000000000fffffffull) |
+			    (x & 0x0fffffff00000000ull) >> 4;
+			*v = x;
+			return p + n;
+		}
+	}
+	for (shift = 0; shift < 7 * PB_VARINT_MAX; shift += 7) {
+		if (p >= end)
+			return NULL;
+		b = *p++;
+		/* The tenth byte holds bit 63 only, as in pb_varint(). */
+		if (shift == 7 * (PB_VARINT_MAX - 1) && b > 1)
+			return NULL;
+		acc |= (uint64_t)(b & 0x7f) << shift;
+		if (b < 0x80) {
+			*v = acc;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/*
  * Points r at the message buf[0..len).  The buffer is not copied and must
  * outlive the reader and the fields it returns.
  */
@@ -107,11 +169,41 @@ size_t pb_reader_left(const struct pb_reader *r);
 /*
  * Reinterpretations of a varint value, as protobuf defines them: int64 and
  * int32 are two's complement (int32 keeps the low 32 bits, as protobuf
- * parsers do); sint64 and sint32 are zigzag encoded.
+ * parsers do); sint64 and sint32 are zigzag encoded.  Inline, since a
+ * decoder calls one for nearly every field.  memcpy is the defined way to
+ * reinterpret the bits, and compiles to nothing.
  */
-int64_t pb_int64(uint64_t v);
-int32_t pb_int32(uint64_t v);
-int64_t pb_sint64(uint64_t v);
-int32_t pb_sint32(uint64_t v);
+static inline int64_t
+pb_int64(uint64_t v)
+{
+	int64_t s;
+
+	memcpy(&s, &v, sizeof(s));
+	return s;
+}
+
+static inline int32_t
+pb_int32(uint64_t v)
+{
+	uint32_t low = (uint32_t)v;
+	int32_t s;
+
+	memcpy(&s, &low, sizeof(s));
+	return s;
+}
+
+static inline int64_t
+pb_sint64(uint64_t v)
+{
+	return pb_int64((v >> 1) ^ (0 - (v & 1)));
+}
+
+static inline int32_t
+pb_sint32(uint64_t v)
+{
+	uint32_t low = (uint32_t)v;
+
+	return pb_int32((low >> 1) ^ (0u - (low & 1)));
+}
 
 #endif

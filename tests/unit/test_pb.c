@@ -493,6 +493,84 @@ test_fixture(void **state)
 	assert_int_equal(layers, 1);
 }
 
+/*
+ * pb_varint_at() must agree with pb_varint() on every input: the same
+ * value and length where pb_varint() succeeds, NULL wherever it fails.
+ * Checked on every value class (each length from 1 to 10 bytes, each
+ * with every byte at its extremes), non-minimal encodings, bad tenth
+ * bytes and overlong runs, each cut at every length and placed at the
+ * end of the buffer (where the eight-byte load may not be used) and
+ * before more bytes (where it is).
+ */
+static void
+varint_at_agrees(const uint8_t *buf, size_t len)
+{
+	const uint8_t *end;
+	uint64_t v1 = 0, v2 = 0;
+	size_t used = 0;
+	int rc;
+
+	rc = pb_varint(buf, len, &v1, &used);
+	end = pb_varint_at(buf, buf + len, &v2);
+	if (rc < 0) {
+		assert_null(end);
+		return;
+	}
+	assert_non_null(end);
+	assert_int_equal((size_t)(end - buf), used);
+	assert_int_equal(v2, v1);
+}
+
+static void
+test_varint_at(void **state)
+{
+	static const uint8_t fill[] = {0x00, 0x01, 0x7f, 0x80, 0x81, 0xff};
+	uint8_t buf[32];
+	uint64_t seed = 88172645463325252ull;
+	size_t n, k, i, cut, f, r;
+
+	(void)state;
+	for (n = 1; n <= 12; n++) {
+		for (f = 0; f < sizeof(fill); f++) {
+			/* n bytes: n - 1 continuations of one fill, then a
+			 * last. */
+			for (k = 0; k < sizeof(fill); k++) {
+				for (i = 0; i + 1 < n; i++)
+					buf[i] = fill[f] | 0x80;
+				buf[n - 1] = fill[k];
+				for (i = n; i < sizeof(buf); i++)
+					buf[i] = 0xff;
+				for (cut = 0; cut <= n + 1; cut++)
+					varint_at_agrees(buf, cut);
+				varint_at_agrees(buf, sizeof(buf));
+				for (i = n; i < sizeof(buf); i++)
+					buf[i] = 0x00;
+				varint_at_agrees(buf, sizeof(buf));
+			}
+		}
+	}
+	/* Random bytes with random lengths. */
+	for (r = 0; r < 200000; r++) {
+		for (i = 0; i < 12; i++) {
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			buf[i] = (uint8_t)(seed >> 11);
+			/* Mostly continuation bytes, so long varints come up.
+			 */
+			if ((seed & 3) != 0)
+				buf[i] |= 0x80;
+		}
+		varint_at_agrees(buf, (size_t)(seed >> 40) % 13);
+	}
+	/* Empty input and the largest values. */
+	assert_null(pb_varint_at(buf, buf, &seed));
+	memcpy(buf, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 10);
+	varint_at_agrees(buf, 10);
+	buf[9] = 0x02;
+	varint_at_agrees(buf, 10);
+}
+
 int
 main(void)
 {
@@ -500,6 +578,7 @@ main(void)
 		cmocka_unit_test(test_varint_values),
 		cmocka_unit_test(test_varint_truncated),
 		cmocka_unit_test(test_varint_overlong),
+		cmocka_unit_test(test_varint_at),
 		cmocka_unit_test(test_every_wire_type),
 		cmocka_unit_test(test_nested_groups),
 		cmocka_unit_test(test_bad_groups),
