@@ -8,8 +8,8 @@
  * statement that changes taps or tap_hist, so they are in the same
  * transaction whatever path inserts or deletes (a batch, a retry,
  * retention), and they call no function of tapd's, so that a file
- * changed by the sqlite3 shell keeps them too.  taps rows are never
- * updated (only inserted and deleted), so no UPDATE trigger is needed.
+ * changed by the sqlite3 shell keeps them too.  tapd only inserts and
+ * deletes taps rows; an UPDATE by hand is followed by 004-counts-update.sql.
  */
 
 /*

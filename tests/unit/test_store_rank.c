@@ -562,6 +562,7 @@ test_migrate(void **state)
 			     " DROP TRIGGER tap_hist_sum_add;"
 			     " DROP TRIGGER tap_hist_sum_update;"
 			     " DROP TRIGGER tap_hist_sum_sub;"
+			     " DROP TRIGGER tap_counts_update;"
 			     " DROP TABLE tap_counts; DROP TABLE tap_hist_sum;"
 			     " DROP INDEX taps_rank_first;"
 			     " DROP INDEX taps_rank_settle;"
