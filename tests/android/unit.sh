@@ -45,7 +45,7 @@ for abi in $abis; do
 	start=$(date +%s)
 	for t in $bins; do
 		name=$(basename "$t")
-		timeout -k 5 600 "$abi_qemu" "$t" >"$out" 2>&1
+		TAPD_TEST_EMULATED=1 timeout -k 5 600 "$abi_qemu" "$t" >"$out" 2>&1
 		rc=$?
 		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$out" | tail -n 1)
 		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$out" | tail -n 1)

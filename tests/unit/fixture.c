@@ -176,6 +176,14 @@ fixture_slurp(const char *path, size_t *len)
 	return buf;
 }
 
+int
+fixture_rounds(int full, int quick)
+{
+	const char *v = getenv("TAPD_TEST_EMULATED");
+
+	return v && *v && strcmp(v, "0") != 0 ? quick : full;
+}
+
 int64_t
 fixture_now_ms(void)
 {

@@ -82,6 +82,14 @@ void fixture_copy(const char *from, const char *to);
 char *fixture_slurp(const char *path, size_t *len);
 
 /* CLOCK_MONOTONIC now, in milliseconds and in nanoseconds. */
+/*
+ * How many rounds a randomized test runs: full natively, quick when
+ * TAPD_TEST_EMULATED is set (tests/android/unit.sh sets it for the
+ * qemu-user runs, where each round costs ten times as much and the
+ * point is the ABI, which a few rounds cover).
+ */
+int fixture_rounds(int full, int quick);
+
 int64_t fixture_now_ms(void);
 int64_t fixture_now_ns(void);
 
