@@ -60,6 +60,13 @@ store_status_index(const char *name)
 	return store_index(store_status_names, name);
 }
 
+/*
+ * One and four rows of six values: tap_frames' (STORE__FRAME_COLUMNS)
+ * and tap_hist's (STORE__HIST_COLUMNS).
+ */
+#define STORE_ROW   "(?, ?, ?, ?, ?, ?)"
+#define STORE_ROWS4 STORE_ROW "," STORE_ROW "," STORE_ROW "," STORE_ROW
+
 const char *const store__stmt_sql[STORE_STMT_N] = {
 	[STORE_STMT_COUNT] = "SELECT count(*) FROM taps"
 			     " WHERE (?1 IS NULL OR kind = ?1)"
@@ -96,11 +103,28 @@ const char *const store__stmt_sql[STORE_STMT_N] = {
 			       " WHERE id = ?3",
 	[STORE_STMT_INSERT_FRAME] = "INSERT INTO tap_frames (tap_id, seq,"
 				    " start_ns, present_ns, jank, in_burst)"
-				    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+				    " VALUES " STORE_ROW,
+	[STORE_STMT_INSERT_FRAMES4] = "INSERT INTO tap_frames (tap_id, seq,"
+				      " start_ns, present_ns, jank, in_burst)"
+				      " VALUES " STORE_ROWS4,
+	[STORE_STMT_INSERT_FRAMES16] =
+		"INSERT INTO tap_frames (tap_id, seq, start_ns, present_ns,"
+		" jank, in_burst) VALUES " STORE_ROWS4 "," STORE_ROWS4
+		"," STORE_ROWS4 "," STORE_ROWS4,
+	/* A batch's counts of 1, 4 or 16 rows of the table, added up in C. */
 	[STORE_STMT_HIST_ADD] = "INSERT INTO tap_hist (app, metric, span,"
-				" minute, bucket, count)"
-				" VALUES (?1, ?2, ?3, ?4, ?5, 1)"
-				" ON CONFLICT DO UPDATE SET count = count + 1",
+				" minute, bucket, count) VALUES " STORE_ROW
+				" ON CONFLICT DO UPDATE"
+				" SET count = count + excluded.count",
+	[STORE_STMT_HIST_ADD4] = "INSERT INTO tap_hist (app, metric, span,"
+				 " minute, bucket, count) VALUES " STORE_ROWS4
+				 " ON CONFLICT DO UPDATE"
+				 " SET count = count + excluded.count",
+	[STORE_STMT_HIST_ADD16] =
+		"INSERT INTO tap_hist (app, metric, span, minute, bucket,"
+		" count) VALUES " STORE_ROWS4 "," STORE_ROWS4 "," STORE_ROWS4
+		"," STORE_ROWS4 " ON CONFLICT DO UPDATE"
+		" SET count = count + excluded.count",
 	[STORE_STMT_SESSION_START] = "INSERT INTO sessions (name, started_ns)"
 				     " VALUES (?1, ?2)",
 	[STORE_STMT_SESSION_STOP] = "UPDATE sessions SET stopped_ns = ?2"
@@ -442,6 +466,7 @@ store_free(struct store *st)
 		return;
 	store__held_clear(st);
 	free(st->held);
+	free(st->hist);
 	free(st->end_stats);
 	for (i = 0; i < STORE_STMT_N; i++)
 		sqlite3_finalize(st->stmt[i]);

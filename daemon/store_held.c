@@ -29,6 +29,8 @@ store_rollback(struct store *st)
 		store__step(st, STORE_STMT_ROLLBACK);
 	st->in_batch = false;
 	st->batch_rows = 0;
+	/* The batch's counts went with it; a rewrite adds them up again. */
+	st->nhist = 0;
 }
 
 /* Drops the open batch after a failure, counting its rows as lost. */
@@ -185,6 +187,8 @@ store_rewrite(struct store *st)
 		}
 		i++;
 	}
+	if (rc == SQLITE_OK)
+		rc = store__hist_write(st);
 	if (rc == SQLITE_OK && st->nheld == 0 && !st->end_pending)
 		rc = store__step(st, STORE_STMT_PROBE);
 	if (rc == SQLITE_OK)
@@ -221,7 +225,9 @@ store__flush(struct store *st, bool force)
 		st->retry_ns = now;
 		rc = store_rewrite(st);
 	} else if (st->in_batch) {
-		rc = store__step(st, STORE_STMT_COMMIT);
+		rc = store__hist_write(st);
+		if (rc == SQLITE_OK)
+			rc = store__step(st, STORE_STMT_COMMIT);
 		if (rc != SQLITE_OK) {
 			rc = store__write_failed(st, rc, "commit to");
 		} else {

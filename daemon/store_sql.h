@@ -37,7 +37,11 @@ enum store_stmt {
 	STORE_STMT_INSERT_RUN,
 	STORE_STMT_END_RUN,
 	STORE_STMT_INSERT_FRAME,
+	STORE_STMT_INSERT_FRAMES4,
+	STORE_STMT_INSERT_FRAMES16,
 	STORE_STMT_HIST_ADD,
+	STORE_STMT_HIST_ADD4,
+	STORE_STMT_HIST_ADD16,
 	STORE_STMT_SESSION_START,
 	STORE_STMT_SESSION_STOP,
 	STORE_STMT_NEXT_ID,
@@ -46,6 +50,33 @@ enum store_stmt {
 };
 
 extern const char *const store__stmt_sql[STORE_STMT_N];
+
+/*
+ * The frames of a tap go in by STORE_STMT_INSERT_FRAMES16 (16 rows a
+ * statement), then _FRAMES4, then one by one: a statement's own cost is
+ * paid once for up to 16 rows.  Each row binds STORE__FRAME_COLUMNS
+ * values, in the order of STORE_STMT_INSERT_FRAME.
+ */
+#define STORE__FRAME_COLUMNS 6
+
+/* The same for tap_hist's rows, STORE_STMT_HIST_ADD16, _ADD4, _ADD. */
+#define STORE__HIST_COLUMNS 6
+
+/*
+ * Counts of the open batch for one row of tap_hist, added up by
+ * store_write.c and written before the batch's COMMIT: one UPSERT per
+ * row of the table rather than twelve per tap, 16 rows a statement.  app
+ * is the held tap's copy or STORE_HIST_ALL_APPS, valid until the batch
+ * ends.
+ */
+struct store__hist_add {
+	const char *app;
+	int metric;
+	int span;
+	int64_t minute;
+	int bucket;
+	int64_t count;
+};
 
 /*
  * A tap the writer accepted and has not committed yet, with its final id
@@ -82,6 +113,9 @@ struct store {
 	int64_t next_id;
 	struct store__held *held;
 	size_t nheld, cap_held;
+	/* The open batch's tap_hist counts, not yet written. */
+	struct store__hist_add *hist;
+	size_t nhist, cap_hist;
 	/*
 	 * The last write failed for lack of space: new taps are only held,
 	 * and the held ones are written again at most every STORE_RETRY_NS.
@@ -137,8 +171,9 @@ void store__sql_hist_bucket(sqlite3_context *ctx, int argc,
  * store_held.c (the taps held over a full disk), call each other through
  * the seven functions below.
  *
- * From store_write.c, for store_held.c: store__put() inserts a held tap,
- * its frames and its histogram counts in the open transaction, and
+ * From store_write.c, for store_held.c: store__put() inserts a held tap
+ * and its frames in the open transaction, adds its histogram counts to
+ * the batch's (store_hist.c), and
  * returns the SQLite result, *row_only saying that the tap's own INSERT
  * failed (which undoes that statement alone); store__row_rejected() says
  * whether such a failure lost that row alone (a constraint, the
@@ -148,6 +183,23 @@ void store__sql_hist_bucket(sqlite3_context *ctx, int argc,
 int store__put(struct store *st, const struct store__held *h, bool *row_only);
 bool store__row_rejected(struct store *st, int rc, bool row_only);
 int store__write_end(struct store *st);
+
+/*
+ * From store_hist.c, for store_write.c and store_held.c: store__hist_tap()
+ * adds a tap's tap_hist counts to the open batch's (SQLITE_NOMEM when
+ * they do not fit); store__hist_write() writes them before the COMMIT,
+ * and forgets them whatever the result.
+ */
+int store__hist_tap(struct store *st, const struct store_tap *tap);
+int store__hist_write(struct store *st);
+
+/*
+ * From store_write.c, for store_hist.c: the statement of 16, 4 or 1
+ * rows for the next of n rows left, where sixteen is the statement of
+ * 16 rows and those of 4 and 1 rows its two predecessors in enum
+ * store_stmt.  Returns its row count and sets *which.
+ */
+size_t store__rows(size_t n, enum store_stmt sixteen, enum store_stmt *which);
 
 /*
  * From store_held.c, for store_write.c: store__write_failed() handles a

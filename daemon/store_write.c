@@ -1,8 +1,9 @@
 /*
- * The store's writer: runs, the batched inserts of taps and their frames
- * and histogram rows, and sessions; see store.h.  Reads of sessions are
- * here too, next to the rows they read.  What a full disk holds, and its
- * writing again, is in store_held.c.
+ * The store's writer: runs, the batched inserts of taps and their frames,
+ * and sessions; see store.h.  Reads of sessions are here too, next to the
+ * rows they read.  A batch's histogram counts are added up in
+ * store_hist.c; what a full disk holds, and its writing again, is in
+ * store_held.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -261,99 +262,81 @@ store_frames_invalid(const struct store_tap *tap,
 	return NULL;
 }
 
-static int
-store_insert_frames(struct store *st, int64_t tap_id,
-		    const struct store_frame *frames, size_t nframes)
-{
-	sqlite3_stmt *stmt = st->stmt[STORE_STMT_INSERT_FRAME];
-	size_t i;
-	int rc = SQLITE_OK;
+_Static_assert(STORE_STMT_INSERT_FRAMES16 == STORE_STMT_INSERT_FRAME + 2 &&
+		       STORE_STMT_INSERT_FRAMES4 == STORE_STMT_INSERT_FRAME + 1,
+	       "the frames' statements of 1, 4 and 16 rows follow each other");
 
-	for (i = 0; i < nframes && rc == SQLITE_OK; i++) {
-		rc = sqlite3_bind_int64(stmt, 1, tap_id);
+/* The statement of 16, 4 or 1 rows for the next of n rows left. */
+size_t
+store__rows(size_t n, enum store_stmt sixteen, enum store_stmt *which)
+{
+	if (n >= 16) {
+		*which = sixteen;
+		return 16;
+	}
+	if (n >= 4) {
+		*which = (enum store_stmt)(sixteen - 1);
+		return 4;
+	}
+	*which = (enum store_stmt)(sixteen - 2);
+	return 1;
+}
+
+/*
+ * Binds frames [first, first + n) of a tap as rows 0..n-1 of stmt, whose
+ * rows each take STORE__FRAME_COLUMNS values.
+ */
+static int
+store_bind_frames(sqlite3_stmt *stmt, int64_t tap_id,
+		  const struct store_frame *frames, size_t first, size_t n)
+{
+	const struct store_frame *f;
+	size_t i;
+	int col, rc = SQLITE_OK;
+
+	for (i = 0; i < n && rc == SQLITE_OK; i++) {
+		f = &frames[first + i];
+		col = (int)(i * STORE__FRAME_COLUMNS);
+		rc = sqlite3_bind_int64(stmt, col + 1, tap_id);
 		if (rc == SQLITE_OK)
-			rc = sqlite3_bind_int64(stmt, 2, (int64_t)i);
+			rc = sqlite3_bind_int64(stmt, col + 2,
+						(int64_t)(first + i));
 		if (rc == SQLITE_OK)
-			rc = sqlite3_bind_int64(stmt, 3, frames[i].start_ns);
+			rc = sqlite3_bind_int64(stmt, col + 3, f->start_ns);
 		if (rc == SQLITE_OK)
-			rc = sqlite3_bind_int64(stmt, 4, frames[i].present_ns);
+			rc = sqlite3_bind_int64(stmt, col + 4, f->present_ns);
 		if (rc == SQLITE_OK)
-			rc = sqlite3_bind_int64(stmt, 5,
-						(int64_t)frames[i].jank);
+			rc = sqlite3_bind_int64(stmt, col + 5,
+						(int64_t)f->jank);
 		if (rc == SQLITE_OK)
-			rc = sqlite3_bind_int(stmt, 6,
-					      frames[i].in_burst ? 1 : 0);
-		if (rc == SQLITE_OK)
-			rc = store__step(st, STORE_STMT_INSERT_FRAME);
-		else
-			sqlite3_clear_bindings(stmt);
+			rc = sqlite3_bind_int(stmt, col + 6,
+					      f->in_burst ? 1 : 0);
 	}
 	return rc;
 }
 
-/* One count more in the histogram row of (app, metric, span, minute, ns). */
-static int
-store_hist_add(struct store *st, const char *app, int metric, int span,
-	       int64_t minute, int64_t ns)
-{
-	sqlite3_stmt *stmt = st->stmt[STORE_STMT_HIST_ADD];
-	int rc;
-
-	rc = sqlite3_bind_text(stmt, 1, app, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int(stmt, 2, metric);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int(stmt, 3, span);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(stmt, 4, minute - minute % span);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int(stmt, 5, store_hist_bucket(ns));
-	if (rc == SQLITE_OK)
-		rc = store__step(st, STORE_STMT_HIST_ADD);
-	else
-		sqlite3_clear_bindings(stmt);
-	return rc;
-}
-
 /*
- * Counts a tap in tap_hist, by the rule of sql/002-frames-hist.sql (which
- * does the same for the taps of a file it migrates): measured kinds, 'ok',
- * known wall time; its own app's rows and the all-apps rows, at every
- * span.
+ * The frames of a tap, 16 rows a statement while 16 are left, then 4,
+ * then one: a statement's own work (its program, its journal of the
+ * statement) is paid about twice per tap instead of once per frame.
  */
 static int
-store_hist_tap(struct store *st, const struct store_tap *tap)
+store_insert_frames(struct store *st, int64_t tap_id,
+		    const struct store_frame *frames, size_t nframes)
 {
-	static const int spans[] = {STORE_HIST_SPAN_MINUTE,
-				    STORE_HIST_SPAN_HOUR, STORE_HIST_SPAN_DAY};
-	const int64_t values[] = {tap->first_frame_ns, tap->settle_ns};
-	const char *scopes[2];
-	size_t nscopes = 0, i, j, k;
-	int64_t minute;
-	int kind, rc = SQLITE_OK;
+	enum store_stmt which;
+	size_t i, rows;
+	int rc = SQLITE_OK;
 
-	kind = store_kind_index(tap->kind);
-	if (store_status_index(tap->status) != STORE_STATUS_OK ||
-	    tap->wall_ns < 0 || kind < 0 ||
-	    !(STORE_KINDS_MEASURED & (1u << kind)))
-		return SQLITE_OK;
-	minute = tap->wall_ns / (60 * 1000000000LL);
-	/* An app named like the all-apps rows would be counted twice. */
-	if (tap->app && tap->app[0] &&
-	    strcmp(tap->app, STORE_HIST_ALL_APPS) != 0)
-		scopes[nscopes++] = tap->app;
-	scopes[nscopes++] = STORE_HIST_ALL_APPS;
-	for (i = 0; i < 2; i++) {
-		if (values[i] < 0)
-			continue;
-		for (j = 0; j < nscopes; j++)
-			for (k = 0; k < sizeof(spans) / sizeof(spans[0]); k++) {
-				rc = store_hist_add(st, scopes[j], (int)i,
-						    spans[k], minute,
-						    values[i]);
-				if (rc != SQLITE_OK)
-					return rc;
-			}
+	for (i = 0; i < nframes && rc == SQLITE_OK; i += rows) {
+		rows = store__rows(nframes - i, STORE_STMT_INSERT_FRAMES16,
+				   &which);
+		rc = store_bind_frames(st->stmt[which], tap_id, frames, i,
+				       rows);
+		if (rc == SQLITE_OK)
+			rc = store__step(st, which);
+		else
+			sqlite3_clear_bindings(st->stmt[which]);
 	}
 	return rc;
 }
@@ -387,9 +370,9 @@ store_begin(struct store *st)
 }
 
 /*
- * Inserts a held tap, its frames and its histogram counts in the open
- * transaction.  Returns the SQLite result; *row_only says that the tap's
- * own INSERT failed, which undoes that statement alone.
+ * Inserts a held tap and its frames in the open transaction, and adds
+ * its histogram counts to the batch's.  Returns the SQLite result; *row_only
+ * says that the tap's own INSERT failed, which undoes that statement alone.
  */
 int
 store__put(struct store *st, const struct store__held *h, bool *row_only)
@@ -407,7 +390,7 @@ store__put(struct store *st, const struct store__held *h, bool *row_only)
 	*row_only = false;
 	rc = store_insert_frames(st, h->id, h->frames, h->nframes);
 	if (rc == SQLITE_OK)
-		rc = store_hist_tap(st, &h->tap);
+		rc = store__hist_tap(st, &h->tap);
 	return rc;
 }
 
