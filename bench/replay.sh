@@ -76,7 +76,7 @@ printf 'wc -l            %.3f s CPU (user+sys, best of 3, core %s)\n' "$best_wc"
 if [ "$(echo "$best_wc > 0" | bc -l)" = 1 ]; then
 	printf 'ratio            %.1fx the CPU time of wc -l\n' \
 		"$(echo "$best_replay / $best_wc" | bc -l)"
-	ratio=$(printf '%.1fx' "$(echo "$best_replay / $best_wc" | bc -l)")
+	ratio=$(printf '%.1fx the CPU of wc -l' "$(echo "$best_replay / $best_wc" | bc -l)")
 else
 	printf 'ratio            wc -l took no measurable CPU time\n'
 	ratio="-"

@@ -152,10 +152,13 @@ run() {
 bench-row: query: /v1/percentiles, $name, ms|$ms ($verdict)|sqlite3 $cli_ms|$(ratio "$ms" "$cli_ms")"
 }
 
-# ratio A B: A / B, as tapd's time against the shell's.
+# ratio A B: how many times A ms (tapd) is faster than B ms (the shell).
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN {
-		if (b > 0) printf "%.2fx\n", a / b; else print "-"
+		if (a <= 0 || b <= 0) print "-"
+		else if (b >= 10 * a) printf "%.0fx faster\n", b / a
+		else if (b >= a) printf "%.1fx faster\n", b / a
+		else printf "%.1fx slower\n", a / b
 	}'
 }
 rows=
