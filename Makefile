@@ -8,6 +8,7 @@
 #   make fuzz-NAME  run tests/fuzz/fuzz_NAME.c under libFuzzer (FUZZ_SECONDS=60)
 #   make fuzz       every fuzz target in turn (FUZZ_SECONDS=120), then a table
 #   make soak       the endurance tests (tests/soak/), not part of check
+#   make bench      every benchmark (bench-replay, -query, -http, -live), one table
 #   make format-check   clang-format over the tree, changing nothing
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make android    static tapd and tapctl for every Android ABI
@@ -46,7 +47,7 @@ LIBS = $(PKG_LIBS) -lm -lpthread
 DEB_PKGS := build-essential pkg-config clang libclang-rt-14-dev clang-format \
 	libsqlite3-dev sqlite3 libevdev-dev libcjson-dev libmicrohttpd-dev \
 	libcmocka-dev libcurl4-openssl-dev protobuf-compiler bc curl jq \
-	prometheus zip unzip qemu-system-x86 busybox-static cpio time
+	prometheus zip unzip qemu-system-x86 busybox-static cpio time wrk
 # The Android build: clang and lld against Debian's musl for each
 # architecture (multiarch), the kernel headers and the gcc runtime helpers
 # of each, the tools that build the libraries from their source packages,
@@ -83,7 +84,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FORMAT_SRCS = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
 
 .PHONY: FORCE all deps vm-deps run check asan clean install format format-check unit e2e \
-	bench-replay bench-query magisk android android-bins fuzz fuzz-bins soak
+	bench-replay bench-query bench-http bench magisk android android-bins fuzz fuzz-bins soak
 .DEFAULT_GOAL := all
 # Objects are kept between runs even when only a test binary needed them.
 .SECONDARY:
@@ -320,6 +321,15 @@ bench-replay: all
 
 bench-query: all
 	bash bench/query/run.sh
+
+# wrk against tapd serve on the 1 M-tap file (cached outside the tree by
+# bench/http/db.sh), then against a paced replay into a copy of it.
+bench-http: deps all
+	BUILD=$(BUILD) bash bench/http/run.sh
+
+# Every bench-* target there is, then one table of their bench-row lines.
+bench: deps all
+	BUILD=$(BUILD) bash bench/run.sh
 
 format:
 	clang-format -i $(FORMAT_SRCS)

@@ -76,8 +76,13 @@ printf 'wc -l            %.3f s CPU (user+sys, best of 3, core %s)\n' "$best_wc"
 if [ "$(echo "$best_wc > 0" | bc -l)" = 1 ]; then
 	printf 'ratio            %.1fx the CPU time of wc -l\n' \
 		"$(echo "$best_replay / $best_wc" | bc -l)"
+	ratio=$(printf '%.1fx the CPU of wc -l' "$(echo "$best_replay / $best_wc" | bc -l)")
 else
 	printf 'ratio            wc -l took no measurable CPU time\n'
+	ratio="-"
 fi
+# The line bench/run.sh collects into its table.
+printf 'bench-row: replay: %d-min session, CPU s|%.3f s (%d rows)|wc -l %.3f s|%s\n' \
+	"$minutes" "$best_replay" "$rows" "$best_wc" "$ratio"
 printf 'frame packets/s  %.0f per CPU second\n' "$(echo "$packets / $best_replay" | bc -l)"
 printf 'touch events/s   %.0f per CPU second\n' "$(echo "$events / $best_replay" | bc -l)"

@@ -54,7 +54,7 @@ api_health_database(struct api_request *rq, cJSON *root)
 	db_obj = cJSON_AddObjectToObject(root, "database");
 	if (!db_obj || tapjson_add_string(db_obj, "path", path) < 0)
 		return -ENOMEM;
-	rc = store_info(st, &version, &taps);
+	rc = api_request_store_info(rq, st, &version, &taps);
 	if (rc < 0)
 		return tapjson_add_string(db_obj, "error", store_errmsg(st));
 	if (!cJSON_AddNumberToObject(db_obj, "schema_version",

@@ -439,6 +439,13 @@ api_request_db_path(const struct api_request *rq)
 	return rq->env->pool ? dbpool_path(rq->env->pool) : NULL;
 }
 
+int
+api_request_store_info(struct api_request *rq, struct store *st,
+		       int64_t *version, int64_t *taps)
+{
+	return dbpool_info(rq->env->pool, st, version, taps);
+}
+
 int64_t
 api_request_started_ns(const struct api_request *rq)
 {

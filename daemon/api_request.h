@@ -180,6 +180,13 @@ const char *api_request_header(const struct api_request *rq, const char *name);
 /* The database path the pool serves, or NULL when there is none. */
 const char *api_request_db_path(const struct api_request *rq);
 
+/*
+ * store_info() on st, the request's connection, through the pool, which
+ * remembers the count until the file changes.
+ */
+int api_request_store_info(struct api_request *rq, struct store *st,
+			   int64_t *version, int64_t *taps);
+
 /* REALTIME ns when the server started (for uptimes without a status). */
 int64_t api_request_started_ns(const struct api_request *rq);
 

@@ -7,6 +7,8 @@
 #ifndef TAPD_DBPOOL_H
 #define TAPD_DBPOOL_H
 
+#include <stdint.h>
+
 struct dbpool;
 struct store;
 
@@ -43,6 +45,16 @@ int dbpool_get(struct dbpool *pool, int timeout_ms, struct store **out);
  * read transaction outlives the request and holds up checkpoints.
  */
 void dbpool_put(struct dbpool *pool, struct store *st);
+
+/*
+ * store_info() on st, a connection checked out of pool (or any other
+ * store, which is asked directly): the file's schema version and count
+ * of taps.  The pool remembers the answer of each of its connections
+ * until the file changes, so that the count is not done again while
+ * nothing was written.  Returns what store_info() returns.
+ */
+int dbpool_info(struct dbpool *pool, struct store *st, int64_t *version,
+		int64_t *taps);
 
 /* The path given to dbpool_new(). */
 const char *dbpool_path(const struct dbpool *pool);

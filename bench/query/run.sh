@@ -148,8 +148,20 @@ run() {
 		"$(jq .count "$tmp/body")" "$vals" "$(jq -r .method "$tmp/body")" \
 		"$(jq -r '.max_error_ms // "-"' "$tmp/body")" "$ms" \
 		"$c50/$c90/$c99" "$cli_ms" "$verdict"
+	rows="$rows
+bench-row: query: /v1/percentiles, $name, ms|$ms ($verdict)|sqlite3 $cli_ms|$(ratio "$ms" "$cli_ms")"
 }
 
+# ratio A B: how many times A ms (tapd) is faster than B ms (the shell).
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a <= 0 || b <= 0) print "-"
+		else if (b >= 10 * a) printf "%.0fx faster\n", b / a
+		else if (b >= a) printf "%.1fx faster\n", b / a
+		else printf "%.1fx slower\n", a / b
+	}'
+}
+rows=
 status=0
 since30=$((end - days * 86400))
 since1=$((end - 86400))
@@ -210,6 +222,8 @@ apps_case() {
 		status=1
 	fi
 	printf '%-40s %10.1f %12.1f  %s\n' "$name" "$old" "$ms" "$verdict"
+	rows="$rows
+bench-row: query: $name, ms|$ms ($verdict)|sqlite3, old statements $old|$(ratio "$ms" "$old")"
 }
 apps_case "GET /v1/apps, all time" "" "1"
 apps_case "GET /v1/apps, 30 days" "?since=$since30&until=$end" \
@@ -231,6 +245,8 @@ exact_case() {
 		 then "same p99" else "MISMATCH" end' "$tmp/body")
 	[ "$verdict" = MISMATCH ] && status=1
 	printf '%-40s %10.1f %12.1f  %s\n' "$name" "$old" "$ms" "$verdict"
+	rows="$rows
+bench-row: query: $name, ms|$ms ($verdict)|sqlite3, old statements $old|$(ratio "$ms" "$old")"
 }
 measured="status = 'ok' AND kind IN ('tap', 'long_press') AND first_frame_ns IS NOT NULL"
 exact_case "exact p50/90/99, $app, 30 days" \
@@ -246,4 +262,6 @@ exact_case "exact p50/90/99, all apps, 30 days" \
 echo
 echo "after: the API, median of $reps requests; before: the previous version's statements in the sqlite3 shell, median of $cli_reps runs (process start included)"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+# The lines bench/run.sh collects into its table.
+printf '%s\n' "$rows" | sed '/^$/d'
 exit "$status"

@@ -154,6 +154,105 @@ test_checkout(void **state)
 	dbpool_free(pool);
 }
 
+static pthread_mutex_t fifo_lock = PTHREAD_MUTEX_INITIALIZER;
+static int fifo_seq;
+
+struct fifo_waiter {
+	struct dbpool *pool;
+	int rc;
+	int order; /* 1 for the first served */
+};
+
+static void *
+fifo_main(void *arg)
+{
+	struct fifo_waiter *w = arg;
+	struct store *st = NULL;
+
+	w->rc = dbpool_get(w->pool, 5000, &st);
+	pthread_mutex_lock(&fifo_lock);
+	w->order = ++fifo_seq;
+	pthread_mutex_unlock(&fifo_lock);
+	dbpool_put(w->pool, st);
+	return NULL;
+}
+
+/* Waiters are served in the order they came, whoever wakes first. */
+static void
+test_fifo(void **state)
+{
+	struct timespec pause = {0, 50000000};
+	struct fifo_waiter w[4];
+	struct dbpool *pool = NULL;
+	struct store *a = NULL, *b = NULL;
+	pthread_t th[4];
+	char path[600];
+	int i;
+
+	(void)state;
+	fixture_path(path, sizeof(path), "fifo.db");
+	make_db(path, 1);
+	assert_int_equal(dbpool_new(path, 1, &pool), 0);
+	assert_int_equal(dbpool_get(pool, 0, &a), 0);
+	fifo_seq = 0;
+	for (i = 0; i < 4; i++) {
+		w[i].pool = pool;
+		w[i].rc = -1;
+		w[i].order = 0;
+		assert_int_equal(pthread_create(&th[i], NULL, fifo_main, &w[i]),
+				 0);
+		nanosleep(&pause, NULL);
+	}
+	/* One put back while others wait is not for a newcomer. */
+	assert_int_equal(dbpool_get(pool, 0, &b), -ETIMEDOUT);
+	dbpool_put(pool, a);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+		assert_int_equal(w[i].rc, 0);
+		assert_int_equal(w[i].order, i + 1);
+	}
+	assert_int_equal(dbpool_get(pool, 0, &a), 0);
+	dbpool_put(pool, a);
+	dbpool_free(pool);
+}
+
+/* The count store_info() gives, kept until the writer commits again. */
+static void
+test_info(void **state)
+{
+	struct dbpool *pool = NULL;
+	struct store *w = NULL, *r = NULL;
+	int64_t version = 0, taps = 0;
+	char path[600];
+
+	(void)state;
+	fixture_path(path, sizeof(path), "info.db");
+	assert_int_equal(store_open(path, 0, &w), 0);
+	add_taps(w, 2);
+	assert_int_equal(dbpool_new(path, 1, &pool), 0);
+	assert_int_equal(dbpool_get(pool, 0, &r), 0);
+	assert_int_equal(dbpool_info(pool, r, &version, &taps), 0);
+	assert_int_equal(taps, 2);
+	assert_int_equal(version, store_schema_latest());
+	taps = 0;
+	assert_int_equal(dbpool_info(pool, r, &version, &taps), 0);
+	assert_int_equal(taps, 2);
+	dbpool_put(pool, r);
+	add_taps(w, 3);
+	assert_int_equal(dbpool_get(pool, 0, &r), 0);
+	assert_int_equal(dbpool_info(pool, r, &version, &taps), 0);
+	assert_int_equal(taps, 5);
+	dbpool_put(pool, r);
+	/* A store of no pool is asked directly. */
+	taps = 0;
+	assert_int_equal(dbpool_info(pool, w, &version, &taps), 0);
+	assert_int_equal(taps, 5);
+	assert_int_equal(dbpool_info(NULL, w, &version, &taps), 0);
+	assert_int_equal(taps, 5);
+	dbpool_free(pool);
+	store_close(w);
+}
+
 static void
 test_sees_writer(void **state)
 {
@@ -316,6 +415,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_checkout),
+		cmocka_unit_test(test_fifo),
+		cmocka_unit_test(test_info),
 		cmocka_unit_test(test_sees_writer),
 		cmocka_unit_test(test_copied_read_only),
 	};
