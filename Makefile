@@ -83,7 +83,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FORMAT_SRCS = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
 
 .PHONY: FORCE all deps vm-deps run check asan clean install format format-check unit e2e \
-	bench-replay bench-query magisk android android-bins fuzz fuzz-bins soak
+	bench-replay bench-query bench-live magisk android android-bins fuzz fuzz-bins soak
 .DEFAULT_GOAL := all
 # Objects are kept between runs even when only a test binary needed them.
 .SECONDARY:
@@ -320,6 +320,11 @@ bench-replay: all
 
 bench-query: all
 	bash bench/query/run.sh
+
+# tapd run's own cost, live, for 3 minutes (BENCH_LIVE_SECONDS=120 of taps,
+# then BENCH_LIVE_IDLE_SECONDS=60 idle; bench/live/run.sh explains it).
+bench-live: all
+	BUILD=$(BUILD) bash bench/live/run.sh
 
 format:
 	clang-format -i $(FORMAT_SRCS)
