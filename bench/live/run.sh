@@ -38,8 +38,10 @@ pwk=$(jq -r '.perfetto_idle_wakeups_per_s' "$r" | awk '{ printf "%.1f", $1 }')
 p99=$(jq -r '.result_p99_ms' "$r" | awk '{ printf "%.0f", $1 }')
 p99a=$(jq -r '.result_p99_active_ms' "$r" | awk '{ printf "%.0f", $1 }')
 last=$(jq -r '.result_idle_tap_ms' "$r" | awk '{ printf "%.0f", $1 }')
-if [ "$(jq -r '.idle_tap_on_stream' "$r")" = true ]; then
+if [ "$(jq -r '.idle_tap_before_stop' "$r")" = true ]; then
 	lastwhy="on the stream"
+elif [ "$(jq -r '.idle_tap_on_stream' "$r")" = true ]; then
+	lastwhy="on the stream only at the stop"
 else
 	lastwhy="never on the stream: finalized at the stop"
 fi
