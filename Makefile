@@ -84,7 +84,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FORMAT_SRCS = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
 
 .PHONY: FORCE all deps vm-deps run check asan clean install format format-check unit e2e \
-	bench-replay bench-query bench-http bench magisk android android-bins fuzz fuzz-bins soak
+	bench-replay bench-query bench-http bench-live bench magisk android android-bins fuzz fuzz-bins soak
 .DEFAULT_GOAL := all
 # Objects are kept between runs even when only a test binary needed them.
 .SECONDARY:
@@ -330,6 +330,10 @@ bench-http: deps all
 # Every bench-* target there is, then one table of their bench-row lines.
 bench: deps all
 	BUILD=$(BUILD) bash bench/run.sh
+# tapd run's own cost, live, for 3 minutes (BENCH_LIVE_SECONDS=120 of taps,
+# then BENCH_LIVE_IDLE_SECONDS=60 idle; bench/live/run.sh explains it).
+bench-live: all
+	BUILD=$(BUILD) bash bench/live/run.sh
 
 format:
 	clang-format -i $(FORMAT_SRCS)

@@ -20,13 +20,14 @@ struct source {
  * and role.
  */
 static const struct source_kind *const source_kinds[] = {
-	&source_input_evdev,	    &source_frames_auto,
-	&source_frames_ftl,	    &source_frames_latency,
-	&source_frames_none,	    &source_foreground_auto,
-	&source_foreground_app,	    &source_foreground_none,
-	&source_input_getevent,	    &source_frames_ftl_file,
-	&source_frames_latency_dir, &source_frames_replay_none,
-	&source_foreground_log,	    &source_foreground_replay_app,
+	&source_input_evdev,	       &source_input_getevent_stream,
+	&source_frames_auto,	       &source_frames_ftl,
+	&source_frames_latency,	       &source_frames_none,
+	&source_foreground_auto,       &source_foreground_app,
+	&source_foreground_none,       &source_input_getevent,
+	&source_frames_ftl_file,       &source_frames_latency_dir,
+	&source_frames_replay_none,    &source_foreground_log,
+	&source_foreground_replay_app,
 };
 
 #define SOURCE_KINDS_COUNT (sizeof(source_kinds) / sizeof(source_kinds[0]))

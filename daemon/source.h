@@ -237,6 +237,7 @@ int source_stopped(const struct source *src);
 /* The kinds, one adapter each, as the table in source.c lists them. */
 extern const struct source_kind source_input_evdev;
 extern const struct source_kind source_input_getevent;
+extern const struct source_kind source_input_getevent_stream;
 extern const struct source_kind source_frames_auto;
 extern const struct source_kind source_frames_ftl;
 extern const struct source_kind source_frames_latency;

@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "input_evdev.h"
 #include "input_getevent.h"
+#include "input_getevent_stream.h"
 #include "log.h"
 #include "loop.h"
 #include "pipeline.h"
@@ -146,6 +149,134 @@ const struct source_kind source_input_evdev = {
 	.role = SOURCE_ROLE_INPUT,
 	.arg = SOURCE_ARG_OPTIONAL,
 	.create = source_evdev_create,
+};
+
+/* ---- getevent: a live stream (a pipe or a FIFO) ---- */
+
+struct source_stream {
+	struct input_getevent_stream *s;
+	struct pipeline *pipe; /* during a dispatch only */
+};
+
+static int
+source_stream_event(void *ctx, const struct touch_event *ev)
+{
+	struct source_stream *ss = ctx;
+
+	return pipeline_input(ss->pipe, ev);
+}
+
+static int
+source_stream_fd(void *impl)
+{
+	struct source_stream *ss = impl;
+
+	return input_getevent_stream_fd(ss->s);
+}
+
+static int
+source_stream_dispatch(void *impl, struct pipeline *p)
+{
+	struct source_stream *ss = impl;
+	int rc;
+
+	ss->pipe = p;
+	rc = input_getevent_stream_read(ss->s, source_stream_event, ss);
+	ss->pipe = NULL;
+	return rc;
+}
+
+static void
+source_stream_fill_status(void *impl, struct status_snapshot *s)
+{
+	struct source_stream *ss = impl;
+	struct input_getevent_stream_stats st;
+
+	input_getevent_stream_get_stats(ss->s, &st);
+	s->input_lines_skipped = st.skipped;
+}
+
+static void
+source_stream_report(void *impl, struct status *st, int done)
+{
+	struct source_stream *ss = impl;
+
+	(void)done;
+	status_set_source(st, STATUS_SOURCE_INPUT, STATUS_HEALTH_UP, "getevent",
+			  "stream '%s'", input_getevent_stream_name(ss->s));
+}
+
+static void
+source_stream_free(void *impl)
+{
+	struct source_stream *ss = impl;
+
+	if (!ss)
+		return;
+	input_getevent_stream_free(ss->s);
+	free(ss);
+}
+
+static const struct source_ops source_stream_ops = {
+	.fd = source_stream_fd,
+	.dispatch = source_stream_dispatch,
+	.fill_status = source_stream_fill_status,
+	.report = source_stream_report,
+	.free = source_stream_free,
+};
+
+/*
+ * Before anything is opened: the stream must be a FIFO, or standard input
+ * a pipe ("-"); a recorded log is for tapd replay.
+ */
+static int
+source_stream_check(const char *arg)
+{
+	struct stat sb;
+	int rc;
+
+	rc = strcmp(arg, "-") == 0 ? fstat(STDIN_FILENO, &sb) : stat(arg, &sb);
+	if (rc == 0 && S_ISFIFO(sb.st_mode))
+		return 0;
+	if (rc < 0)
+		log_error("cannot use the getevent stream '%s': %s", arg,
+			  strerror(errno));
+	else
+		log_error("the getevent stream '%s' is not a FIFO or a pipe; "
+			  "replay a recorded log with 'tapd replay'",
+			  arg);
+	return -EINVAL;
+}
+
+static int
+source_stream_create(const char *arg, const struct source_env *env,
+		     struct source **out)
+{
+	struct source_stream *ss;
+	int rc;
+
+	(void)env;
+	*out = NULL;
+	ss = calloc(1, sizeof(*ss));
+	if (!ss)
+		return -ENOMEM;
+	rc = input_getevent_stream_open(arg, &ss->s);
+	if (rc < 0) {
+		free(ss);
+		return rc;
+	}
+	return source_wrap(&source_input_getevent_stream, &source_stream_ops,
+			   ss, out);
+}
+
+const struct source_kind source_input_getevent_stream = {
+	.name = "getevent",
+	.syntax = "getevent:FIFO",
+	.mode = SOURCE_MODE_LIVE,
+	.role = SOURCE_ROLE_INPUT,
+	.arg = SOURCE_ARG_REQUIRED,
+	.check = source_stream_check,
+	.create = source_stream_create,
 };
 
 /* ---- getevent: a recorded log ---- */

@@ -166,7 +166,7 @@ check "--help: exit 0" 0 $?
 for line in '--input getevent:FILE[@/dev/input/eventN]' \
 	'--frames ftl:FILE|latency:DIR|none' \
 	'--foreground log:FILE|app:PACKAGE' \
-	'--input evdev[:/dev/input/eventN]   the touch screen' \
+	'--input evdev[:/dev/input/eventN]|getevent:FIFO  the touch screen' \
 	'--frames auto|ftl|latency|none      FrameTimeline' \
 	'--foreground auto|app:PACKAGE|none  top-app'; do
 	grep -qF -- "  $line" "$tmp/help"

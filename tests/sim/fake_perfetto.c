@@ -23,8 +23,8 @@
 /* Largest config read; a real one is a few hundred bytes. */
 #define CONFIG_MAX (1 << 20)
 
-/* The vsync grid: 60 Hz. */
-#define PERIOD_NS 16666667LL
+/* The vsync grid: 60 Hz, or $TAPD_FAKE_PERFETTO_HZ. */
+static int64_t period_ns = 16666667LL;
 
 /* A data source starts a little after the session (an IPC round trip). */
 #define DS_START_NS 20000000LL
@@ -129,6 +129,7 @@ struct fake {
 	uint64_t frames;
 	int idle;
 	int64_t draw_until; /* apps draw only before this MONOTONIC time */
+	int animate;	    /* both apps draw every vsync until draw_until */
 	const char *log_path;
 	uint64_t die_after;
 	const char *die_once;
@@ -440,7 +441,7 @@ claim_session(const struct config *c)
 static int64_t
 vsync(int64_t k)
 {
-	return k * PERIOD_NS;
+	return k * period_ns;
 }
 
 /* The app frames: a pure function of the vsync index. */
@@ -449,6 +450,8 @@ app_draws(const struct fake *f, int a, int64_t k)
 {
 	if (f->idle || vsync(k) >= f->draw_until)
 		return 0;
+	if (f->animate)
+		return 1;
 	if (f->draw_until != INT64_MAX)
 		return a == 0; /* one app animates until it stops */
 	if (a == 0)
@@ -482,7 +485,7 @@ present_of(int64_t k)
 static int64_t
 app_start(int a, int64_t k)
 {
-	return vsync(k) - PERIOD_NS + 200000 + a * 150000;
+	return vsync(k) - period_ns + 200000 + a * 150000;
 }
 
 static int64_t
@@ -603,7 +606,7 @@ write_group(struct fake *f, int64_t k)
 		b_int(&f->sub, 3, dtoken);
 		b_int(&f->sub, 4, apps[a].pid);
 		b_str(&f->sub, 5, apps[a].layer);
-		event(f, FT_EXPECTED_SURFACE, vsync(k) - PERIOD_NS);
+		event(f, FT_EXPECTED_SURFACE, vsync(k) - period_ns);
 		frame_end(f, c, vsync(k) - 4 * MS);
 		c = f->cookie++;
 		f->sub.len = 0;
@@ -841,7 +844,7 @@ fake_perfetto_main(int argc, char **argv)
 	struct sigaction sa;
 	uint8_t *raw = NULL;
 	size_t rawlen = 0;
-	uint64_t max_ms = 120000, draw_ms = 0;
+	uint64_t max_ms = 120000, draw_ms = 0, animate_ms = 0, hz = 0;
 	int64_t mono, boot;
 	int c, fd, rc = 1;
 
@@ -977,8 +980,17 @@ fake_perfetto_main(int argc, char **argv)
 		goto out;
 	if (draw_ms)
 		f.draw_until = mono + (int64_t)draw_ms * MS;
+	if (env_u64("TAPD_FAKE_PERFETTO_ANIMATE_MS", &animate_ms) < 0 ||
+	    env_u64("TAPD_FAKE_PERFETTO_HZ", &hz) < 0)
+		goto out;
+	if (animate_ms) {
+		f.animate = 1;
+		f.draw_until = mono + (int64_t)animate_ms * MS;
+	}
+	if (hz >= 1 && hz <= 1000)
+		period_ns = (1000000000LL + (int64_t)hz / 2) / (int64_t)hz;
 	f.cookie = 1;
-	f.next_k = (mono + DS_START_NS + 4 * MS) / PERIOD_NS + 1;
+	f.next_k = (mono + DS_START_NS + 4 * MS) / period_ns + 1;
 	write_header(&f, mono, boot);
 	if (f.file.oom || write_fully(f.fd, f.file.p, f.file.len) < 0) {
 		fprintf(stderr, "Failed to write %s\n", f.cfg.output_path);

@@ -6,17 +6,18 @@
  * it writes a growing Perfetto trace to the config's output_path, one
  * write every file_write_period_ms (at least 100 ms), in the real format
  * (TracePackets with a ClockSnapshot, then SurfaceFlinger's FrameTimeline
- * events for two apps on a 60 Hz vsync grid) until SIGTERM or SIGINT (a
- * final write, then exit 0), its size cap (exit 0) or a maximum duration.
+ * events for two apps on a 60 Hz vsync grid, or $TAPD_FAKE_PERFETTO_HZ)
+ * until SIGTERM or SIGINT (a final write, then exit 0), its size cap
+ * (exit 0) or a maximum duration.
  *
  * Frames are a pure function of CLOCK_MONOTONIC time: vsync k is at
- * k * 16666667 ns, and the tokens are derived from k, so two sessions that
- * overlap (a rotation) record the same frames with the same tokens, as two
- * real sessions of the same SurfaceFlinger would.  A session records the
- * frames whose display frame starts from 20 ms after it started (the data
- * source's start-up).  As SurfaceFlinger does, a display frame is written
- * at the next composition after its present, so the last one before the
- * screen goes idle waits for the next frame drawn.
+ * k * 16666667 ns (at 60 Hz), and the tokens are derived from k, so two
+ * sessions that overlap (a rotation) record the same frames with the same
+ * tokens, as two real sessions of the same SurfaceFlinger would.  A
+ * session records the frames whose display frame starts from 20 ms after
+ * it started (the data source's start-up).  As SurfaceFlinger does, a
+ * display frame is written at the next composition after its present, so
+ * the last one before the screen goes idle waits for the next frame drawn.
  *
  * Refusals (a message on stderr, exit 1), as perfetto_cmd words them where
  * it has the check: an empty or undecodable config; output_path together
@@ -43,6 +44,10 @@
  *                               vsync) for N ms after the start, then
  *                               nothing draws: the last frame is never
  *                               written
+ *   TAPD_FAKE_PERFETTO_ANIMATE_MS=N  both apps animate (a frame every vsync)
+ *                               for N ms after the start, then nothing
+ *                               draws (the benchmark of the live daemon)
+ *   TAPD_FAKE_PERFETTO_HZ=N     the vsync grid at N Hz instead of 60
  */
 #ifndef TAPD_SIM_FAKE_PERFETTO_H
 #define TAPD_SIM_FAKE_PERFETTO_H

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The live daemon's own cost (issue 11): `tapd run` on this machine with
+# the simulator's fakes, measured from /proc while it works and while the
+# screen is idle.  bench/live/bench.py drives it and prints the figures;
+# this script adds the rows for `make bench` and the closing line.
+#
+#   BENCH_LIVE_SECONDS=120       the active phase: one tap a second
+#   BENCH_LIVE_IDLE_SECONDS=60   then no frames and no touches
+#
+# The touch input is the live input path: uinput where the machine has
+# it is the VM tests' (tests/vm/), so here the taps reach tapd as a live
+# getevent stream on a FIFO (`--input getevent:FIFO`), written with
+# CLOCK_MONOTONIC stamps as they happen.  Nothing is asserted: the
+# figures are printed beside their goals.
+set -eu
+build=${BUILD:-build}
+active=${BENCH_LIVE_SECONDS:-120}
+idle=${BENCH_LIVE_IDLE_SECONDS:-60}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-live.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+if [ -e /dev/uinput ]; then
+	echo "bench-live: /dev/uinput exists; the taps still go through a getevent stream (the VM tests drive uinput)"
+fi
+python3 "$(dirname "$0")/bench.py" "$build" "$tmp" "$active" "$idle"
+
+# goal VALUE LIMIT: "met" or "not met".
+goal() {
+	awk -v v="$1" -v l="$2" 'BEGIN { print (v >= 0 && v <= l) ? "met" : "not met" }'
+}
+
+r=$tmp/result.json
+cpu=$(jq -r '.cpu_pct' "$r" | awk '{ printf "%.2f", $1 }')
+rss=$(jq -r '.rss_mb' "$r" | awk '{ printf "%.1f", $1 }')
+wk=$(jq -r '.wakeups_per_s' "$r" | awk '{ printf "%.1f", $1 }')
+iwk=$(jq -r '.idle_wakeups_per_s' "$r" | awk '{ printf "%.1f", $1 }')
+pwk=$(jq -r '.perfetto_idle_wakeups_per_s' "$r" | awk '{ printf "%.1f", $1 }')
+p99=$(jq -r '.result_p99_ms' "$r" | awk '{ printf "%.0f", $1 }')
+p99a=$(jq -r '.result_p99_active_ms' "$r" | awk '{ printf "%.0f", $1 }')
+last=$(jq -r '.result_idle_tap_ms' "$r" | awk '{ printf "%.0f", $1 }')
+if [ "$(jq -r '.idle_tap_before_stop' "$r")" = true ]; then
+	lastwhy="on the stream"
+elif [ "$(jq -r '.idle_tap_on_stream' "$r")" = true ]; then
+	lastwhy="on the stream only at the stop"
+else
+	lastwhy="never on the stream: finalized at the stop"
+fi
+trace=$(jq -r '.trace_mb_per_h' "$r" | awk '{ printf "%.1f", $1 }')
+db=$(jq -r '.db_mb_per_h' "$r" | awk '{ printf "%.1f", $1 }')
+beyond=$(awk -v a="$iwk" -v b="$pwk" 'BEGIN { printf "%.1f", a - b }')
+
+echo
+echo "bench-row: live cpu %|$cpu|goal 0.5|$(goal "$cpu" 0.5)"
+echo "bench-row: live peak rss MB|$rss|goal 8|$(goal "$rss" 8)"
+echo "bench-row: live wake-ups/s|$wk|active, 240 frames/s and 1 tap/s|-"
+echo "bench-row: live idle wake-ups/s beyond perfetto's|$beyond|goal 1 (perfetto $pwk)|$(goal "$beyond" 1)"
+echo "bench-row: live result p99 ms|$p99|goal 1000 (active taps $p99a; idle-screen tap $last, $lastwhy)|$(goal "$p99" 1000)"
+echo "bench-row: live idle-screen tap result ms|$last|goal 1000|$(goal "$last" 1000)"
+echo "bench-row: live trace MB/h|$trace|two apps at 120 Hz, fake perfetto|-"
+echo "bench-row: live db MB/h|$db|1 tap/s|-"
+echo "bench-live: cpu_pct=$cpu rss_mb=$rss wakeups_per_s=$wk idle_wakeups_per_s=$iwk result_p99_ms=$p99 trace_mb_per_h=$trace db_mb_per_h=$db"
