@@ -5,7 +5,8 @@
  * or clocks.  Frames may arrive in any order and long after the tap; a tap
  * is finalized only once the frame source's watermark and the input's
  * watermark have both passed the end of its response window, so replay
- * and live runs give the same answers.
+ * and live runs give the same answers; the one exception is a live idle
+ * screen's, correlate_expire().
  *
  * Definitions (all times CLOCK_MONOTONIC ns):
  *

@@ -85,10 +85,9 @@
  *    flushPendingPresentFences() at its next composition (docs/formats.md 2.5),
  *    so the last frame before the screen goes idle (often the last frame
  *    of a tap's response) stays unwritten until something is drawn again,
- *    and its present time is unknown until then.  A tap on an idle screen
- *    is therefore finalized when the screen next changes (the next touch
- *    usually does it), or as truncated at the end.  After a gap the
- *    watermark moves past it.
+ *    and its present time is unknown until then: the watermark stalls
+ *    short of it, and "Idle screen" below completes what it holds back.
+ *    After a gap the watermark moves past it.
  *  - latency: the minimum, over the layers polled in the last cycle, of
  *    their trackers' watermarks (frames_latency.h), or the cycle's capture
  *    time when the wanted apps have no layer; it does not move in a cycle

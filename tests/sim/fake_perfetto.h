@@ -43,6 +43,8 @@
  *                               vsync) for N ms after the start, then
  *                               nothing draws: the last frame is never
  *                               written
+ *   TAPD_FAKE_DRAW_UNTIL_NS=T   the same until T (CLOCK_MONOTONIC ns),
+ *                               which the fake dumpsys shares
  */
 #ifndef TAPD_SIM_FAKE_PERFETTO_H
 #define TAPD_SIM_FAKE_PERFETTO_H

@@ -275,6 +275,7 @@ teardown(void **state)
 	unsetenv("TAPD_FAKE_PERFETTO_IDLE");
 	unsetenv("TAPD_FAKE_TAPS");
 	unsetenv("TAPD_FAKE_DUMPSYS_MODE");
+	unsetenv("TAPD_FAKE_DRAW_UNTIL_NS");
 	return 0;
 }
 
@@ -430,6 +431,101 @@ test_live_completed_from_latency(void **state)
 }
 
 /*
+ * The screen draws, then goes idle: the mail app animates every vsync
+ * until a time both fakes share, and its last frame never reaches the
+ * trace.  The rows of --latency that FrameTimeline already gave match
+ * its frames by their presents (within 1 ms, the fakes' presents differ
+ * by tens of us) and are dropped; the last one alone completes the
+ * burst, with its row's present.
+ */
+static void
+test_live_completes_the_last_frame(void **state)
+{
+	static const char *const apps[] = {"com.example.mail"};
+	struct frames_live_config cfg;
+	struct frames_live_stats st;
+	struct results rs = {0};
+	struct fx *f = fx_new();
+	int64_t until, k_first, k_last, now, lat, unc, done = -1;
+	char num[32];
+	struct correlate_tap t;
+	struct pollfd pfd;
+
+	(void)state;
+	unsetenv("TAPD_FAKE_PERFETTO_IDLE");
+	unsetenv("TAPD_FAKE_TAPS");
+	until = fixture_now_ns() + 1500 * MS_NS;
+	snprintf(num, sizeof(num), "%" PRId64, until);
+	setenv("TAPD_FAKE_DRAW_UNTIL_NS", num, 1);
+	f->c = corr_new(0);
+	fx_config(f, &cfg);
+	assert_int_equal(frames_live_new(&cfg, &open_fl), 0);
+	wait_covered(f, open_fl);
+	memset(&t, 0, sizeof(t));
+	t.id = 9;
+	t.t_up_ns = fixture_now_ns();
+	t.t_down_ns = t.t_up_ns - 80 * MS_NS;
+	t.app = apps[0];
+	assert_true(t.t_up_ns < until - 500 * MS_NS);
+	correlate_set_coverage(f->c, frames_live_coverage_start(open_fl));
+	assert_int_equal(correlate_feed_tap(f->c, &t), 0);
+	while (rs.n == 0 && fixture_now_ns() < until + 5000 * MS_NS) {
+		pfd.fd = frames_live_fd(open_fl);
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		poll(&pfd, 1, 20);
+		assert_int_equal(frames_live_dispatch(open_fl, on_frame, f), 0);
+		now = fixture_now_ns();
+		assert_int_equal(
+			correlate_advance(f->c, frames_live_watermark(open_fl),
+					  now - 50 * MS_NS, on_result, &rs),
+			0);
+		assert_int_equal(
+			frames_live_set_wanted(
+				open_fl, (int)correlate_pending(f->c), apps, 1),
+			0);
+		frames_live_idle(open_fl, now, &lat, &unc);
+		if (lat != INT64_MIN)
+			assert_int_equal(
+				correlate_expire(
+					f->c, lat,
+					CORRELATE_FLAG_END_FROM_LATENCY,
+					on_result, &rs),
+				0);
+		if (rs.n > 0)
+			done = fixture_now_ns();
+	}
+	unsetenv("TAPD_FAKE_DRAW_UNTIL_NS");
+	assert_int_equal(rs.n, 1);
+	assert_int_equal(rs.r[0].status, CORRELATE_OK);
+	assert_int_equal(rs.r[0].flags,
+			 CORRELATE_FLAG_BUSY_BEFORE |
+				 CORRELATE_FLAG_END_FROM_LATENCY);
+	/*
+	 * The fake perfetto: app 0 starts its frame k one period before
+	 * vsync k plus 200 us, presented at vsync k + 250 us + (k % 5) *
+	 * 10 us; the fake dumpsys's mail layer (index 7) presents it at
+	 * vsync k + 207 us.
+	 */
+	k_first = (t.t_up_ns + FAKE_PERIOD_NS - 200000) / FAKE_PERIOD_NS;
+	while (k_first * FAKE_PERIOD_NS - FAKE_PERIOD_NS + 200000 < t.t_up_ns)
+		k_first++;
+	k_last = (until - 1) / FAKE_PERIOD_NS;
+	assert_int_equal(rs.r[0].first_frame_ns,
+			 k_first * FAKE_PERIOD_NS + 250000 +
+				 (k_first % 5) * 10000 - t.t_up_ns);
+	assert_int_equal(rs.r[0].settle_ns,
+			 k_last * FAKE_PERIOD_NS + 207000 - t.t_up_ns);
+	assert_int_equal(rs.r[0].frames, k_last - k_first + 1);
+	frames_live_get_stats(open_fl, &st);
+	assert_int_equal(st.idle_frames, 1);
+	print_message(
+		"finalized %.1f ms after the quiet deadline\n",
+		(double)(done - (t.t_up_ns + rs.r[0].settle_ns + 300 * MS_NS)) /
+			1e6);
+}
+
+/*
  * dumpsys refused: the tap is given up on 1 s after its quiet deadline
  * (the window's end: no response frame was ever seen), flagged
  * end_unconfirmed.
@@ -469,6 +565,8 @@ main(void)
 		cmocka_unit_test(test_expire_waits_for_input),
 		cmocka_unit_test(test_expire_no_response_in_order),
 		cmocka_unit_test_teardown(test_live_completed_from_latency,
+					  teardown),
+		cmocka_unit_test_teardown(test_live_completes_the_last_frame,
 					  teardown),
 		cmocka_unit_test_teardown(test_live_unconfirmed, teardown),
 	};
