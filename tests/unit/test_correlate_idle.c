@@ -461,6 +461,15 @@ test_live_completes_the_last_frame(void **state)
 	fx_config(f, &cfg);
 	assert_int_equal(frames_live_new(&cfg, &open_fl), 0);
 	wait_covered(f, open_fl);
+	/* The app has been drawing for a while: busy_before is certain. */
+	now = fixture_now_ns() + 200 * MS_NS;
+	while (fixture_now_ns() < now) {
+		pfd.fd = frames_live_fd(open_fl);
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		poll(&pfd, 1, 20);
+		assert_int_equal(frames_live_dispatch(open_fl, on_frame, f), 0);
+	}
 	memset(&t, 0, sizeof(t));
 	t.id = 9;
 	t.t_up_ns = fixture_now_ns();
