@@ -5,7 +5,8 @@
  * or clocks.  Frames may arrive in any order and long after the tap; a tap
  * is finalized only once the frame source's watermark and the input's
  * watermark have both passed the end of its response window, so replay
- * and live runs give the same answers.
+ * and live runs give the same answers; the one exception is a live idle
+ * screen's, correlate_expire().
  *
  * Definitions (all times CLOCK_MONOTONIC ns):
  *
@@ -87,6 +88,9 @@ enum correlate_status {
 #define CORRELATE_FLAG_BUSY_BEFORE   0x1u
 #define CORRELATE_FLAG_SETTLE_CAPPED 0x2u
 #define CORRELATE_FLAG_INTERRUPTED   0x4u
+/* Finalized by correlate_expire(): see there. */
+#define CORRELATE_FLAG_END_FROM_LATENCY 0x8u
+#define CORRELATE_FLAG_END_UNCONFIRMED	0x10u
 
 /* A response frame of a finalized tap. */
 struct correlate_resp_frame {
@@ -177,6 +181,35 @@ int correlate_advance(struct correlate *c, int64_t frames_wm, int64_t input_wm,
  */
 int correlate_finish(struct correlate *c, int64_t frames_end, int64_t input_end,
 		     correlate_cb cb, void *ctx);
+
+/*
+ * Finalizes early, in t_up order, the pending taps whose burst has ended
+ * by the frames fed so far, for a live frame source whose watermark has
+ * stalled on an idle screen (docs/DESIGN.md 1.8): correlate_advance()
+ * would wait for the next frame the screen draws.  The caller vouches
+ * that every frame of the tap's app presented at or before complete_ns
+ * has been fed (or gives up waiting for those presented before it), and
+ * flags is ORed into the results (CORRELATE_FLAG_END_FROM_LATENCY or
+ * CORRELATE_FLAG_END_UNCONFIRMED).
+ *
+ * The quiet deadline of a pending tap is the present of its latest
+ * response frame fed so far plus settle_quiet (no frame presented after
+ * it can still join the burst), or its window_end when no response frame
+ * has been fed.  The oldest pending tap is finalized when its quiet
+ * deadline is at or before both complete_ns and the input watermark of
+ * the last correlate_advance() (no touch-down can still end its window
+ * before the deadline); it is evaluated as correlate_advance() would,
+ * against the frames fed so far.  Replays never call it.  Returns 0 or
+ * what cb returned.
+ */
+int correlate_expire(struct correlate *c, int64_t complete_ns, unsigned flags,
+		     correlate_cb cb, void *ctx);
+
+/*
+ * The quiet deadline of the oldest pending tap (see correlate_expire()),
+ * INT64_MAX when none is pending.
+ */
+int64_t correlate_quiet_deadline(const struct correlate *c);
 
 /* Taps waiting for their window to close, and frames held. */
 unsigned correlate_pending(const struct correlate *c);

@@ -178,7 +178,8 @@ evaluate(struct correlate *c, const struct ptap *p, int truncated,
  * tap twice.
  */
 static int
-emit_oldest(struct correlate *c, int truncated, correlate_cb cb, void *ctx)
+emit_oldest(struct correlate *c, int truncated, unsigned flags, correlate_cb cb,
+	    void *ctx)
 {
 	struct correlate_result res;
 	struct ptap p = c->taps[c->tap_head];
@@ -186,6 +187,7 @@ emit_oldest(struct correlate *c, int truncated, correlate_cb cb, void *ctx)
 
 	if ((r = evaluate(c, &p, truncated, &res)) < 0)
 		return r;
+	res.flags |= flags;
 	c->tap_head++;
 	if (c->tap_head == c->tap_end)
 		c->tap_head = c->tap_end = 0;
@@ -208,7 +210,7 @@ correlate_advance(struct correlate *c, int64_t frames_wm, int64_t input_wm,
 		    correlate_sat_add(p->window_end_ns,
 				      c->cfg.frame_latency_ns) > c->frames_wm)
 			break;
-		if ((r = emit_oldest(c, 0, cb, ctx)) != 0)
+		if ((r = emit_oldest(c, 0, 0, cb, ctx)) != 0)
 			break;
 	}
 	correlate_taps_forget_touch_downs(c);
@@ -229,7 +231,59 @@ correlate_finish(struct correlate *c, int64_t frames_end, int64_t input_end,
 		int truncated = p->window_end_ns > c->input_wm ||
 				p->window_end_ns > c->frames_wm;
 
-		if ((r = emit_oldest(c, truncated, cb, ctx)) != 0)
+		if ((r = emit_oldest(c, truncated, 0, cb, ctx)) != 0)
+			break;
+	}
+	correlate_taps_forget_touch_downs(c);
+	correlate_frames_prune(c);
+	return r;
+}
+
+/*
+ * The quiet deadline of p: the latest present of a response frame fed so
+ * far plus settle_quiet, or window_end without one.  Frames are indexed
+ * by start, so the window's frames are scanned; a window holds a few
+ * hundred at most.
+ */
+static int64_t
+quiet_deadline(const struct correlate *c, const struct ptap *p)
+{
+	int64_t last = INT64_MIN;
+	uint32_t i;
+
+	for (i = correlate_frames_lower_start(c, p->t_up_ns); i < c->nframes;
+	     i++) {
+		const struct frame *f = &c->pool[c->by_start[i]];
+
+		if (f->start_ns >= p->window_end_ns)
+			break;
+		if (frame_matches(f, p) && f->present_ns > last)
+			last = f->present_ns;
+	}
+	if (last == INT64_MIN)
+		return p->window_end_ns;
+	return correlate_sat_add(last, c->cfg.settle_quiet_ns);
+}
+
+int64_t
+correlate_quiet_deadline(const struct correlate *c)
+{
+	if (c->tap_head == c->tap_end)
+		return INT64_MAX;
+	return quiet_deadline(c, &c->taps[c->tap_head]);
+}
+
+int
+correlate_expire(struct correlate *c, int64_t complete_ns, unsigned flags,
+		 correlate_cb cb, void *ctx)
+{
+	int64_t until = complete_ns < c->input_wm ? complete_ns : c->input_wm;
+	int r = 0;
+
+	while (c->tap_head < c->tap_end) {
+		if (quiet_deadline(c, &c->taps[c->tap_head]) > until)
+			break;
+		if ((r = emit_oldest(c, 0, flags, cb, ctx)) != 0)
 			break;
 	}
 	correlate_taps_forget_touch_downs(c);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "correlate.h"
 #include "frames_dumpsys.h"
 #include "frames_perfetto.h"
 #include "log.h"
@@ -27,6 +28,38 @@
 /* The FrameTimeline data source is on Android 12 (API 31) and later. */
 #define SDK_FTL_MIN 31
 
+#define MS_NS 1000000LL
+
+/*
+ * The idle screen (frames_live.h, "Idle screen"): how far apart a
+ * completing row and a FrameTimeline frame of the same layer may be
+ * presented and still be one frame, the frames of each kind remembered
+ * for that, and how long a tap gives up waiting before its end is
+ * declared unconfirmed.
+ */
+#define IDLE_MATCH_NS	    (1 * MS_NS)
+#define IDLE_RECENT	    64
+#define IDLE_LAYER_MAX	    128
+#define IDLE_UNCONFIRMED_NS (1000 * MS_NS)
+
+/* A frame emitted lately, for matching the two kinds by their times. */
+struct recent {
+	int64_t present_ns;
+	char layer[IDLE_LAYER_MAX];
+};
+
+struct recent_ring {
+	struct recent r[IDLE_RECENT];
+	unsigned next;
+};
+
+/* What a dispatch passes down to the wrappers of the caller's cb. */
+struct emit_ctx {
+	struct frames_live *fl;
+	frames_live_cb cb;
+	void *ctx;
+};
+
 struct frames_live {
 	struct frames_live_config cfg; /* its strings are the copies below */
 	char *perfetto_bin, *dumpsys_bin, *getprop_bin, *trace_dir,
@@ -39,6 +72,14 @@ struct frames_live {
 	struct child_set *cs;
 	struct frames_perfetto *ftl;	/* in FTL mode */
 	struct frames_dumpsys *latency; /* in LATENCY mode */
+
+	/* The idle screen, in FTL mode. */
+	struct frames_dumpsys *idle;	/* the completing --latency poller */
+	int idle_on;			/* its cycles wanted now */
+	int64_t idle_since;		/* when they were switched on */
+	int pending;			/* taps waiting, from set_wanted() */
+	struct recent_ring ftl_recent;	/* FrameTimeline frames emitted */
+	struct recent_ring idle_recent; /* completing frames emitted */
 
 	/* health as last reported */
 	enum status_health health;
@@ -267,6 +308,8 @@ arm_timer(struct frames_live *fl, int64_t now)
 		next = frames_perfetto_next_due(fl->ftl, now);
 	else if (fl->latency)
 		next = frames_dumpsys_next_due(fl->latency);
+	if (fl->idle && frames_dumpsys_next_due(fl->idle) < next)
+		next = frames_dumpsys_next_due(fl->idle);
 	memset(&its, 0, sizeof(its));
 	if (next != INT64_MAX) {
 		if (next <= now)
@@ -356,6 +399,9 @@ frames_live_new(const struct frames_live_config *cfg, struct frames_live **out)
 	switch (fl->mode) {
 	case FRAMES_LIVE_FTL:
 		rc = frames_perfetto_new(&fl->cfg, fl->cs, &fl->st, &fl->ftl);
+		if (rc == 0)
+			rc = frames_dumpsys_new(&fl->cfg, fl->cs, &fl->st,
+						&fl->idle);
 		if (rc < 0)
 			goto out;
 		clean_stale(fl);
@@ -396,6 +442,7 @@ frames_live_free(struct frames_live *fl)
 	if (!fl)
 		return;
 	frames_perfetto_free(fl->ftl);
+	frames_dumpsys_free(fl->idle);
 	frames_dumpsys_free(fl->latency);
 	child_set_free(fl->cs);
 	if (fl->tfd >= 0)
@@ -422,9 +469,104 @@ frames_live_mode(const struct frames_live *fl)
 	return fl->mode;
 }
 
+/* The layer name without SurfaceFlinger's "TX - " prefix, cut to fit. */
+static void
+recent_put(struct recent_ring *rr, const struct correlate_frame *f)
+{
+	struct recent *r = &rr->r[rr->next++ % IDLE_RECENT];
+	const char *layer = f->layer ? f->layer : "";
+
+	if (strncmp(layer, "TX - ", 5) == 0)
+		layer += 5;
+	r->present_ns = f->present_ns;
+	snprintf(r->layer, sizeof(r->layer), "%s", layer);
+}
+
+/* Whether rr holds a frame of f's layer presented within the tolerance. */
+static int
+recent_has(const struct recent_ring *rr, const struct correlate_frame *f)
+{
+	const char *layer = f->layer ? f->layer : "";
+	char cut[IDLE_LAYER_MAX];
+	unsigned i;
+
+	if (strncmp(layer, "TX - ", 5) == 0)
+		layer += 5;
+	snprintf(cut, sizeof(cut), "%s", layer);
+	for (i = 0; i < IDLE_RECENT; i++) {
+		const struct recent *r = &rr->r[i];
+		int64_t d = r->present_ns - f->present_ns;
+
+		if (r->layer[0] && d <= IDLE_MATCH_NS && d >= -IDLE_MATCH_NS &&
+		    strcmp(r->layer, cut) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A FrameTimeline frame: dropped when the completing poller already gave
+ * it (the screen drew again after an idle completion), else remembered.
+ */
+static int
+emit_ftl(void *ctx, const struct correlate_frame *f)
+{
+	struct emit_ctx *e = ctx;
+
+	if (recent_has(&e->fl->idle_recent, f)) {
+		e->fl->st.duplicates++;
+		return 0;
+	}
+	recent_put(&e->fl->ftl_recent, f);
+	return e->cb(e->ctx, f);
+}
+
+/*
+ * A completing row: only what FrameTimeline has not given, presented
+ * after its watermark (below it, FrameTimeline has every frame) and not
+ * matching a FrameTimeline frame of the layer by its present.
+ */
+static int
+emit_idle(void *ctx, const struct correlate_frame *f)
+{
+	struct emit_ctx *e = ctx;
+
+	if (f->present_ns <= frames_perfetto_watermark(e->fl->ftl) ||
+	    recent_has(&e->fl->ftl_recent, f))
+		return 0;
+	recent_put(&e->fl->idle_recent, f);
+	e->fl->st.idle_frames++;
+	return e->cb(e->ctx, f);
+}
+
+/*
+ * Switches the completing poller on once the FrameTimeline side has been
+ * quiet for the stall time while taps wait, and off otherwise.
+ */
+static int
+idle_update(struct frames_live *fl, int64_t now, const char *const *packages,
+	    size_t n, int set)
+{
+	int64_t quiet = frames_perfetto_quiet_since(fl->ftl);
+	int64_t stall =
+		(int64_t)(fl->cfg.write_period_ms + fl->cfg.tail_ms) * MS_NS;
+	int on = fl->pending > 0 && !fl->stopping && quiet != INT64_MAX &&
+		 now - quiet >= stall;
+
+	if (on && !fl->idle_on)
+		fl->idle_since = now;
+	if (on != fl->idle_on || set) {
+		fl->idle_on = on;
+		return frames_dumpsys_set_wanted(fl->idle, on ? fl->pending : 0,
+						 packages, n);
+	}
+	return 0;
+}
+
 int
 frames_live_dispatch(struct frames_live *fl, frames_live_cb cb, void *ctx)
 {
+	struct emit_ctx e = {fl, cb, ctx};
 	enum status_health h;
 	uint64_t expirations;
 	char detail[sizeof(fl->detail)];
@@ -439,7 +581,9 @@ frames_live_dispatch(struct frames_live *fl, frames_live_cb cb, void *ctx)
 	child_set_dispatch(fl->cs);
 	now = loop_now_ns();
 	if (fl->ftl) {
-		rc = frames_perfetto_work(fl->ftl, now, cb, ctx);
+		rc = frames_perfetto_work(fl->ftl, now, emit_ftl, &e);
+		if (rc == 0)
+			rc = frames_dumpsys_work(fl->idle, now, emit_idle, &e);
 		if (!fl->stopping) {
 			frames_perfetto_health(fl->ftl, &h, detail,
 					       sizeof(detail));
@@ -479,6 +623,12 @@ frames_live_set_wanted(struct frames_live *fl, int pending_taps,
 {
 	int rc;
 
+	if (fl->ftl) {
+		fl->pending = pending_taps;
+		rc = idle_update(fl, loop_now_ns(), packages, n, 1);
+		arm_timer(fl, loop_now_ns());
+		return rc;
+	}
 	if (!fl->latency)
 		return 0;
 	rc = frames_dumpsys_set_wanted(fl->latency, pending_taps, packages, n);
@@ -495,6 +645,8 @@ frames_live_stop(struct frames_live *fl)
 	fl->stopping = 1;
 	if (fl->ftl)
 		frames_perfetto_stop(fl->ftl, now);
+	if (fl->idle)
+		frames_dumpsys_stop(fl->idle);
 	if (fl->latency)
 		frames_dumpsys_stop(fl->latency);
 	arm_timer(fl, now);
@@ -507,7 +659,30 @@ frames_live_stopped(const struct frames_live *fl)
 		return 0;
 	if (fl->ftl && !frames_perfetto_stopped(fl->ftl))
 		return 0;
+	if (fl->idle && !frames_dumpsys_stopped(fl->idle))
+		return 0;
 	return !fl->latency || frames_dumpsys_stopped(fl->latency);
+}
+
+void
+frames_live_idle(struct frames_live *fl, int64_t now, int64_t *from_latency_ns,
+		 int64_t *unconfirmed_ns)
+{
+	int64_t quiet, wm;
+
+	*from_latency_ns = INT64_MIN;
+	*unconfirmed_ns = INT64_MIN;
+	if (!fl->ftl || fl->stopping)
+		return;
+	quiet = frames_perfetto_quiet_since(fl->ftl);
+	if (quiet == INT64_MAX)
+		return;
+	wm = frames_dumpsys_watermark(fl->idle);
+	/* Only a cycle of this stall counts: one captured after it began. */
+	if (fl->idle_on && wm != INT64_MIN && wm >= fl->idle_since)
+		*from_latency_ns = wm;
+	if (now - quiet >= (int64_t)fl->cfg.ftl_lag_ms * MS_NS)
+		*unconfirmed_ns = now - IDLE_UNCONFIRMED_NS;
 }
 
 void

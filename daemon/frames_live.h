@@ -85,10 +85,9 @@
  *    flushPendingPresentFences() at its next composition (docs/formats.md 2.5),
  *    so the last frame before the screen goes idle (often the last frame
  *    of a tap's response) stays unwritten until something is drawn again,
- *    and its present time is unknown until then.  A tap on an idle screen
- *    is therefore finalized when the screen next changes (the next touch
- *    usually does it), or as truncated at the end.  After a gap the
- *    watermark moves past it.
+ *    and its present time is unknown until then: the watermark stalls
+ *    short of it, and "Idle screen" below completes what it holds back.
+ *    After a gap the watermark moves past it.
  *  - latency: the minimum, over the layers polled in the last cycle, of
  *    their trackers' watermarks (frames_latency.h), or the cycle's capture
  *    time when the wanted apps have no layer; it does not move in a cycle
@@ -97,6 +96,28 @@
  *    so give a tap's app there before waiting on the watermark for it.
  *  - none: INT64_MAX (no frame will ever come).
  * INT64_MIN when unknown.
+ *
+ * Idle screen (ftl; frames_live_idle(), docs/DESIGN.md 1.8).  Since the
+ * last frame before the screen goes idle is not written, a tap whose
+ * response ends there would wait for the next drawing.  So, while taps
+ * are pending and the session in use has read no FrameTimeline event for
+ * write_period_ms + tail_ms (longer than SurfaceFlinger's writes take to
+ * reach the file on a screen that draws), a second poller runs the
+ * latency side's cycles (`--list`, then `--latency LAYER` of the wanted
+ * apps' layers, every poll_ms) beside the sessions: each row's actual
+ * present is the present fence, which SurfaceFlinger signalled before it
+ * would write the display frame.  Its rows complete the FrameTimeline
+ * frames by their times: a row presented at or before the FrameTimeline
+ * watermark is dropped (FrameTimeline has every frame up to it), and so
+ * is a row whose layer (without "TX - ") has a FrameTimeline frame
+ * presented within 1 ms of it among the last 64 emitted; the rest are
+ * emitted (start_ns = the row's desired present), remembered, and a
+ * FrameTimeline frame that later matches one of them the same way is
+ * dropped as a duplicate.  The poller's watermark, from a cycle captured
+ * after the stall began, is then how far the wanted apps' frames are
+ * complete.  Without it (no dumpsys, or failing), once the session has
+ * been quiet for ftl_lag_ms, a tap gives up waiting 1 s after its quiet
+ * deadline (correlate.h).
  *
  * Coverage (frames_live_coverage_start(), for correlate_set_coverage()):
  * ftl: the first session's first clock snapshot, INT64_MIN until it is
@@ -180,7 +201,7 @@ struct frames_live_stats {
 	uint64_t packets_dropped; /* lost, malformed or never joined */
 	uint64_t gaps;		  /* times no session was recording */
 	int64_t gap_ns;		  /* their total length, as far as known */
-	/* latency */
+	/* latency (and ftl's idle poller, frames_live.h "Idle screen") */
 	uint64_t polls;		   /* cycles run */
 	uint64_t snapshots;	   /* --latency outputs fed */
 	uint64_t dumpsys_errors;   /* could not run, or exited non-zero */
@@ -188,6 +209,7 @@ struct frames_live_stats {
 	uint64_t dumpsys_stderr;   /* runs that wrote to stderr */
 	uint64_t zero_snapshots;   /* outputs with rows, all zero */
 	uint64_t garbage_lines;	   /* lines of neither format */
+	uint64_t idle_frames;	   /* ftl: rows that completed an idle screen */
 	/* auto */
 	int sdk; /* from getprop, -1 when unknown or not asked */
 };
@@ -269,6 +291,16 @@ void frames_live_stop(struct frames_live *fl);
 
 /* 1 once, after frames_live_stop(), every child has exited and been read. */
 int frames_live_stopped(const struct frames_live *fl);
+
+/*
+ * The idle screen (see "Idle screen"), at now: *from_latency_ns is how
+ * far the frames of the wanted apps are complete by the completing
+ * poller, and *unconfirmed_ns the time before which a tap's quiet
+ * deadline gives up waiting; each INT64_MIN while it does not apply
+ * (outside ftl, a screen that draws, a session not in a steady state).
+ */
+void frames_live_idle(struct frames_live *fl, int64_t now,
+		      int64_t *from_latency_ns, int64_t *unconfirmed_ns);
 
 void frames_live_get_stats(const struct frames_live *fl,
 			   struct frames_live_stats *st);

@@ -711,6 +711,22 @@ frames_perfetto_watermark(const struct frames_perfetto *fl)
 }
 
 int64_t
+frames_perfetto_quiet_since(const struct frames_perfetto *fl)
+{
+	const struct session *s = fl->cur;
+
+	/*
+	 * Only a running, joined session read to the end of its file says
+	 * that nothing more was written: during a start, a rotation's
+	 * catch-up or a restart, the quiet is ours, not the screen's.
+	 */
+	if (!s || !s->joined || !child_running(s->ch) || s->stopping ||
+	    !s->at_end || (fl->old && fl->old->used))
+		return INT64_MAX;
+	return s->last_event_ns;
+}
+
+int64_t
 frames_perfetto_coverage_start(const struct frames_perfetto *fl)
 {
 	return fl->coverage;

@@ -51,6 +51,13 @@ void frames_perfetto_health(struct frames_perfetto *p, enum status_health *h,
 			    char *detail, size_t size);
 
 int64_t frames_perfetto_watermark(const struct frames_perfetto *p);
+/*
+ * When the session in use last read a FrameTimeline event, while it runs
+ * and its file is read to the end; INT64_MAX when that cannot be said
+ * (no session, a rotation under way, a stop).
+ */
+int64_t frames_perfetto_quiet_since(const struct frames_perfetto *p);
+
 int64_t frames_perfetto_coverage_start(const struct frames_perfetto *p);
 
 /* SIGTERM to every session; none is started again. */

@@ -161,6 +161,10 @@ store_flags(unsigned gesture_flags, unsigned corr_flags)
 		f |= STORE_FLAG_SETTLE_CAPPED;
 	if (corr_flags & CORRELATE_FLAG_INTERRUPTED)
 		f |= STORE_FLAG_INTERRUPTED;
+	if (corr_flags & CORRELATE_FLAG_END_FROM_LATENCY)
+		f |= STORE_FLAG_END_FROM_LATENCY;
+	if (corr_flags & CORRELATE_FLAG_END_UNCONFIRMED)
+		f |= STORE_FLAG_END_UNCONFIRMED;
 	return f;
 }
 
@@ -614,6 +618,18 @@ int
 pipeline_advance(struct pipeline *p, int64_t frames_wm, int64_t input_wm)
 {
 	return correlate_advance(p->corr, frames_wm, input_wm, on_result, p);
+}
+
+int
+pipeline_expire(struct pipeline *p, int64_t complete_ns, unsigned flags)
+{
+	return correlate_expire(p->corr, complete_ns, flags, on_result, p);
+}
+
+int64_t
+pipeline_quiet_deadline(const struct pipeline *p)
+{
+	return correlate_quiet_deadline(p->corr);
 }
 
 int

@@ -124,6 +124,15 @@ void pipeline_set_wall_offset(struct pipeline *p, int64_t offset_ns);
 int pipeline_advance(struct pipeline *p, int64_t frames_wm, int64_t input_wm);
 
 /*
+ * Finalizes early what an idle screen holds back (correlate_expire()):
+ * the live frame source's business, never a replay's.
+ */
+int pipeline_expire(struct pipeline *p, int64_t complete_ns, unsigned flags);
+
+/* The quiet deadline of the oldest pending tap (correlate.h), or INT64_MAX. */
+int64_t pipeline_quiet_deadline(const struct pipeline *p);
+
+/*
  * The end: finalizes everything (correlate_finish()); taps whose window
  * the data does not cover are stored as truncated.
  */

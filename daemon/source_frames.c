@@ -10,6 +10,7 @@
 
 #include "frames_live.h"
 #include "frames_source.h"
+#include "loop.h"
 #include "pipeline.h"
 #include "source.h"
 #include "status.h"
@@ -74,10 +75,25 @@ source_live_frames_tick(void *impl, struct pipeline *p)
 {
 	struct source_live_frames *sf = impl;
 	const char *apps[SOURCE_FRAMES_APPS];
+	int64_t from_latency, unconfirmed;
 	size_t n;
 
 	n = pipeline_pending_apps(p, apps, SOURCE_FRAMES_APPS);
 	frames_live_set_wanted(sf->fl, pipeline_pending(p), apps, n);
+	if (!pipeline_pending(p))
+		return;
+	/*
+	 * An idle screen holds the last frame back: what the completing
+	 * poller confirmed first, then what waited too long.  A failure
+	 * is the store's to report, at the next advance.
+	 */
+	frames_live_idle(sf->fl, loop_now_ns(), &from_latency, &unconfirmed);
+	if (from_latency != INT64_MIN)
+		(void)pipeline_expire(p, from_latency,
+				      CORRELATE_FLAG_END_FROM_LATENCY);
+	if (unconfirmed != INT64_MIN)
+		(void)pipeline_expire(p, unconfirmed,
+				      CORRELATE_FLAG_END_UNCONFIRMED);
 }
 
 static void

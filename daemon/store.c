@@ -32,7 +32,8 @@ const char *const store_status_names[STORE_STATUS_COUNT + 1] = {
 };
 
 const char *const store_flag_names[STORE_FLAG_COUNT + 1] = {
-	"busy_before", "settle_capped", "interrupted", "input_dropped", NULL,
+	"busy_before",	    "settle_capped",   "interrupted", "input_dropped",
+	"end_from_latency", "end_unconfirmed", NULL,
 };
 
 static int

@@ -25,7 +25,10 @@
 #define STORE_FLAG_SETTLE_CAPPED 0x2u
 #define STORE_FLAG_INTERRUPTED	 0x4u
 #define STORE_FLAG_INPUT_DROPPED 0x8u
-#define STORE_FLAG_COUNT	 4
+/* Finalized on an idle screen (docs/DESIGN.md 1.6). */
+#define STORE_FLAG_END_FROM_LATENCY 0x10u
+#define STORE_FLAG_END_UNCONFIRMED  0x20u
+#define STORE_FLAG_COUNT	    6
 
 /*
  * The gesture kinds and the statuses of a tap.  Their names below are the

@@ -10,8 +10,9 @@
  *   status	"ok", "no_response", "truncated", "frames_unavailable" or
  *		"not_measured"
  *   flags	array of names: "busy_before", "settle_capped",
- *		"interrupted", "input_dropped" (STORE_FLAG_* bits, in bit
- *		order; unknown bits are left out)
+ *		"interrupted", "input_dropped", "end_from_latency",
+ *		"end_unconfirmed" (STORE_FLAG_* bits, in bit order; unknown
+ *		bits are left out)
  *   t_down_ns, t_up_ns   decimal strings: CLOCK_MONOTONIC ns do not
  *		survive a JSON double
  *   wall_time	RFC 3339 UTC with milliseconds ("2026-12-01T05:37:54.123Z"),

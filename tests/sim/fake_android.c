@@ -125,9 +125,32 @@ quiet(enum pattern p)
 	return p == CONTAINER || p == NEVER;
 }
 
+/*
+ * TAPD_FAKE_DRAW_UNTIL_NS (fake_android.h), shared with the fake
+ * perfetto: only the mail app draws, every vsync, until then; 0 when
+ * unset.
+ */
+static int64_t
+draw_until(void)
+{
+	const char *s = getenv("TAPD_FAKE_DRAW_UNTIL_NS");
+	long long v;
+	char *end;
+
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	return errno || *end || v <= 0 ? 0 : (int64_t)v;
+}
+
 static int
 draws(enum pattern p, int64_t j)
 {
+	int64_t until = draw_until();
+
+	if (until)
+		return p == MAIL && j * PERIOD_NS < until;
 	switch (p) {
 	case MAIL:
 		return (j / 30) % 2 == 0;

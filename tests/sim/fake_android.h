@@ -41,6 +41,9 @@
  *                                  without TAPD_FAKE_PROPS
  *   TAPD_FAKE_PROPS=PATH           the properties, NAME=VALUE lines, for
  *                                  getprop and resetprop
+ *   TAPD_FAKE_DRAW_UNTIL_NS=T      only the mail layer draws, every
+ *                                  vsync before T (CLOCK_MONOTONIC ns),
+ *                                  as the fake perfetto draws with it
  *   TAPD_FAKE_TAPS=PATH            the taps model, below
  *   TAPD_FAKE_TAPS_LAYER=NAME      its app's layer (default
  *                                  com.example.taps/

@@ -845,6 +845,7 @@ fake_perfetto_main(int argc, char **argv)
 	uint8_t *raw = NULL;
 	size_t rawlen = 0;
 	uint64_t max_ms = 120000, draw_ms = 0, animate_ms = 0, hz = 0;
+	uint64_t draw_abs = 0;
 	int64_t mono, boot;
 	int c, fd, rc = 1;
 
@@ -989,6 +990,11 @@ fake_perfetto_main(int argc, char **argv)
 	}
 	if (hz >= 1 && hz <= 1000)
 		period_ns = (1000000000LL + (int64_t)hz / 2) / (int64_t)hz;
+	/* An absolute time, shared with the fake dumpsys (fake_android.h). */
+	if (env_u64("TAPD_FAKE_DRAW_UNTIL_NS", &draw_abs) < 0)
+		goto out;
+	if (draw_abs && draw_abs <= INT64_MAX)
+		f.draw_until = (int64_t)draw_abs;
 	f.cookie = 1;
 	f.next_k = (mono + DS_START_NS + 4 * MS) / period_ns + 1;
 	write_header(&f, mono, boot);

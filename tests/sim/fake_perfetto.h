@@ -48,6 +48,8 @@
  *                               for N ms after the start, then nothing
  *                               draws (the benchmark of the live daemon)
  *   TAPD_FAKE_PERFETTO_HZ=N     the vsync grid at N Hz instead of 60
+ *   TAPD_FAKE_DRAW_UNTIL_NS=T   the same until T (CLOCK_MONOTONIC ns),
+ *                               which the fake dumpsys shares
  */
 #ifndef TAPD_SIM_FAKE_PERFETTO_H
 #define TAPD_SIM_FAKE_PERFETTO_H

@@ -32,9 +32,9 @@
 #define MIN_NS (60 * 1000000000LL)
 #define DAY_NS (1440 * MIN_NS)
 /* 2025-10-22T00:00:00Z: 40 days before 2025-12-01. */
-#define T0     (1761091200LL * 1000000000LL)
-#define DAYS   40
-#define NTAPS  14000
+#define T0    (1761091200LL * 1000000000LL)
+#define DAYS  40
+#define NTAPS 14000
 /* Random ranges of each check: fewer under emulation (fixture_rounds). */
 #define NRANGE ((size_t)fixture_rounds(60, 12))
 

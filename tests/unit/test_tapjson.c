@@ -169,7 +169,8 @@ test_names(void **state)
 	assert_non_null(arr);
 	joined(arr, buf, sizeof(buf));
 	assert_string_equal(buf, "busy_before settle_capped interrupted "
-				 "input_dropped");
+				 "input_dropped end_from_latency "
+				 "end_unconfirmed");
 	cJSON_Delete(arr);
 	arr = tapjson_flags_new(STORE_FLAG_SETTLE_CAPPED);
 	joined(arr, buf, sizeof(buf));
