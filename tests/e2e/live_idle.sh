@@ -3,17 +3,17 @@
 # 1.8).  `tapd run` with FrameTimeline from the fake perfetto in its idle
 # mode (nothing drawn reaches the trace, as the last frame before the
 # screen goes idle never does) and the fake dumpsys's taps model (the
-# app's burst after each finger-up, in --latency rows).  One tap is
-# played on a uinput touch screen by tests/vm/vmtest.c; it must be
-# finalized within the documented bound after its quiet deadline:
+# app's burst after each finger-up, in --latency rows).  One tap comes
+# through the live input path as a getevent stream on a FIFO (`--input
+# getevent:FIFO`, stamped with CLOCK_MONOTONIC as it is written); it must
+# be finalized within the documented bound after its quiet deadline:
 #
 #   - with dumpsys, ok and end_from_latency, first_frame and settle those
 #     of the fake's model (16 ms, 99.333 ms);
 #   - with dumpsys failing, no_response and end_unconfirmed.
 #
-# Needs a writable /dev/uinput (root and the uinput module); without one
-# it says so and checks nothing (the same logic runs in
-# tests/unit/test_correlate_idle.c against the same fakes).
+# The same logic runs in tests/unit/test_correlate_idle.c against the same
+# fakes, and taps through a real touch screen in the VM test.
 set -u
 build=${BUILD:-build}
 tapd=$build/tapd
@@ -22,22 +22,9 @@ NAME=live_idle
 . "$(dirname "$0")/lib/report.sh"
 . "$(dirname "$0")/lib/server.sh"
 need_bins "$tapd" "$sim"
-need_tools curl jq cc pkg-config
-
-if [ ! -w /dev/uinput ]; then
-	echo "skip /dev/uinput is not writable: no touch screen to play on"
-	finish
-fi
+need_tools curl jq python3
 work_dir live_idle
 tmp=$work
-
-# shellcheck disable=SC2046
-if ! cc -std=gnu11 -O2 -D_GNU_SOURCE $(pkg-config --cflags libevdev) \
-	-o "$tmp/vmtest" "$(dirname "$0")/../vm/vmtest.c" \
-	$(pkg-config --libs libevdev) 2>"$tmp/cc.err"; then
-	ko "cannot build vmtest" "$(cat "$tmp/cc.err")"
-	finish
-fi
 mkdir -p "$tmp/bin"
 for t in perfetto dumpsys getprop; do
 	ln -s "$PWD/$sim" "$tmp/bin/$t"
@@ -49,25 +36,69 @@ mono_ns() {
 	python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'
 }
 
+# play_tap FIFO FRAMES: writes one 60 ms tap into the getevent stream,
+# each line stamped with CLOCK_MONOTONIC as it is written (getevent's
+# microseconds), appends its finger-up to the fakes' frames file (their
+# response burst follows it) and prints that finger-up in ns.
+play_tap() {
+	python3 - "$1" "$2" <<'PY'
+import os, sys, time
+
+def line(t, typ, code, value):
+    us = t // 1000
+    return "[%8d.%06d] %-12s %-20s %s\n" % (us // 1000000, us % 1000000,
+                                           typ, code, value)
+
+def now():
+    return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+
+fd = os.open(sys.argv[1], os.O_WRONLY)
+t = now()
+os.write(fd, (line(t, "EV_ABS", "ABS_MT_TRACKING_ID", "00000001") +
+              line(t, "EV_ABS", "ABS_MT_POSITION_X", "000000fa") +
+              line(t, "EV_ABS", "ABS_MT_POSITION_Y", "00000190") +
+              line(t, "EV_KEY", "BTN_TOUCH", "DOWN") +
+              line(t, "EV_SYN", "SYN_REPORT", "00000000")).encode())
+time.sleep(0.06)
+t = now()
+os.write(fd, (line(t, "EV_ABS", "ABS_MT_TRACKING_ID", "ffffffff") +
+              line(t, "EV_KEY", "BTN_TOUCH", "UP") +
+              line(t, "EV_SYN", "SYN_REPORT", "00000000")).encode())
+os.close(fd)
+up = t // 1000 * 1000
+with open(sys.argv[2], "a") as f:
+    f.write("%d\n" % up)
+print(up)
+PY
+}
+
 # run_one TAG CAP_MS [ENV...]: one daemon, one tap; sets tap (its JSON),
-# t_up (from vmtest's reader) and seen (when the API first had it).
+# t_up (the finger-up as the stream stamped it) and seen (when the API
+# first had it).
 run_one() {
-	local tag=$1 cap=$2 i
+	local tag=$1 cap=$2 i fifo=$tmp/$1/touch.fifo
 	shift 2
 	mkdir -p "$tmp/$tag/traces"
 	: >"$tmp/$tag/frames"
+	mkfifo "$fifo"
+	# Held open for writing, so that tapd's open does not wait and the
+	# tap's writer closing is not the end of the stream.
+	exec 7<>"$fifo"
 	start_server "$tmp/$tag/out" env TAPD_FAKE_SDK=33 \
 		TAPD_FAKE_PERFETTO_IDLE=1 TAPD_FAKE_TAPS="$tmp/$tag/frames" "$@" \
 		"$tapd" run --db "$tmp/$tag/taps.db" --listen 127.0.0.1:0 \
+		--input "getevent:$fifo" \
 		--foreground "app:$app" --settle-cap-ms "$cap" \
 		--perfetto-bin "$tmp/bin/perfetto" \
 		--dumpsys-bin "$tmp/bin/dumpsys" \
 		--getprop-bin "$tmp/bin/getprop" --trace-dir "$tmp/$tag/traces"
-	"$tmp/vmtest" --one-tap --tapd-pid "$pid" --api-port "$port" \
-		--frames "$tmp/$tag/frames" >"$tmp/$tag/records" \
-		2>"$tmp/$tag/vmtest.err"
-	t_up=$(jq -r 'select(.kind == "tap") | .t_up_ns' "$tmp/$tag/records" |
-		head -n 1)
+	# The frame source's first session, before the tap.
+	for i in $(seq 1 100); do
+		[ "$(curl -s --max-time 5 "$url/v1/health" |
+			jq -r '.sources.frames.health // empty')" = up ] && break
+		sleep 0.05
+	done
+	t_up=$(play_tap "$fifo" "$tmp/$tag/frames")
 	tap=
 	seen=
 	for i in $(seq 1 200); do
@@ -80,6 +111,7 @@ run_one() {
 		sleep 0.05
 	done
 	stop_server "$pid"
+	exec 7>&-
 }
 
 # 1. dumpsys answers: the burst completed from its rows.
