@@ -453,7 +453,7 @@ def main():
            "trace_mb_per_h": trace_mb_h, "db_mb_per_h": db_mb_h, "rss_now_mb": rss_kb / 1024,
            "cpu_idle_pct": cpu_i, "perfetto_idle_wakeups_per_s": pwk_i,
            "result_p99_active_ms": p99_active if p99_active is not None else -1,
-           "result_idle_tap_ms": last_ms if last_ms is not None else -1,
+           "result_idle_tap_ms": last_ms,
            "idle_tap_on_stream": bool(last and last[1] is not None),
            "idle_tap_before_stop": bool(last and last[2])}
     with open(work + "/result.json", "w") as f:
