@@ -340,30 +340,39 @@ store_taps_walk(struct store *st, const struct store_filter *f,
 	return rc;
 }
 
-int
-store_taps_last_id(struct store *st, int64_t *id)
+/*
+ * Runs sql, a statement of one integer row, into *out; what names it in
+ * the error.  A NULL (max() of no rows) reads as 0.
+ */
+static int
+store_taps_int(struct store *st, const char *sql, const char *what,
+	       int64_t *out)
 {
-	static const char sql[] = "SELECT max(id) FROM taps";
 	sqlite3_stmt *stmt = NULL;
 	int rc;
 
-	if (!st || !id)
-		return -EINVAL;
 	rc = sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL);
 	if (rc != SQLITE_OK)
 		return store__db_fail(st->db, rc, "prepare a query");
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
-		/* max() of no rows is NULL, which reads as 0. */
-		*id = sqlite3_column_int64(stmt, 0);
+		*out = sqlite3_column_int64(stmt, 0);
 		rc = 0;
 	} else {
-		rc = store__db_fail(st->db,
-				    rc == SQLITE_DONE ? SQLITE_ERROR : rc,
-				    "read the last tap id");
+		rc = store__db_fail(
+			st->db, rc == SQLITE_DONE ? SQLITE_ERROR : rc, what);
 	}
 	sqlite3_finalize(stmt);
 	return rc;
+}
+
+int
+store_taps_last_id(struct store *st, int64_t *id)
+{
+	if (!st || !id)
+		return -EINVAL;
+	return store_taps_int(st, "SELECT max(id) FROM taps",
+			      "read the last tap id", id);
 }
 
 int
@@ -434,25 +443,9 @@ out:
 int
 store_apps_count(struct store *st, int64_t *n)
 {
-	static const char sql[] =
-		"SELECT count(*) FROM (SELECT DISTINCT app FROM taps)";
-	sqlite3_stmt *stmt = NULL;
-	int rc;
-
-	rc = sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL);
-	if (rc != SQLITE_OK)
-		return store__db_fail(st->db, rc, "prepare a query");
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		*n = sqlite3_column_int64(stmt, 0);
-		rc = 0;
-	} else {
-		rc = store__db_fail(st->db,
-				    rc == SQLITE_DONE ? SQLITE_ERROR : rc,
-				    "count apps");
-	}
-	sqlite3_finalize(stmt);
-	return rc;
+	return store_taps_int(
+		st, "SELECT count(*) FROM (SELECT DISTINCT app FROM taps)",
+		"count apps", n);
 }
 
 struct store_app_walk {
