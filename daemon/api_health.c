@@ -101,6 +101,7 @@ api_health_counters(const struct status_snapshot *snap)
 	} c[] = {
 		{"input_events", snap->input_events},
 		{"syn_dropped", snap->syn_dropped},
+		{"contacts_cut", snap->contacts_cut},
 		{"input_lines_skipped", snap->input_lines_skipped},
 		{"frames_read", snap->frames_read},
 		{"packets_read", snap->packets_read},

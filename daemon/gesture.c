@@ -90,6 +90,13 @@ gesture_in_progress(const struct gesture *g)
 	return g != NULL && g->in_progress;
 }
 
+void
+gesture_cancel(struct gesture *g)
+{
+	if (g != NULL)
+		g->in_progress = 0;
+}
+
 const char *
 gesture_kind_name(enum gesture_kind kind)
 {

@@ -82,6 +82,12 @@ void gesture_free(struct gesture *g);
 int gesture_feed(struct gesture *g, const struct touch_point *pt,
 		 struct gesture_record *rec);
 
+/*
+ * The input ended with the gesture in progress (touch_end()): it is
+ * abandoned, never classified, and the next down starts a new one.
+ */
+void gesture_cancel(struct gesture *g);
+
 /* Whether a gesture is in progress (a finger is down). */
 int gesture_in_progress(const struct gesture *g);
 

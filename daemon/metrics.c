@@ -614,6 +614,10 @@ metrics_render_status(struct metrics_buf *b, const struct status_snapshot *s)
 			"SYN_DROPPED events: the kernel's input buffer "
 			"overflowed.",
 			s->syn_dropped);
+	metrics_counter(b, "tapd_input_contacts_cut_total", "counter",
+			"Contacts still down when the input ended: their "
+			"gesture never ended and was not stored.",
+			s->contacts_cut);
 	metrics_counter(b, "tapd_input_lines_skipped_total", "counter",
 			"Lines of the input log that could not be parsed.",
 			s->input_lines_skipped);

@@ -635,6 +635,14 @@ pipeline_quiet_deadline(const struct pipeline *p)
 int
 pipeline_finish(struct pipeline *p, int64_t frames_end, int64_t input_end)
 {
+	unsigned cut = touch_end(p->touch);
+
+	gesture_cancel(p->gesture);
+	/* A gesture cut by the end of the input is not stored, but told. */
+	if (cut > 0)
+		log_warnx("%u contact%s still down at the end of the input: "
+			  "%s gesture never ended and is not stored",
+			  cut, cut == 1 ? "" : "s", cut == 1 ? "its" : "their");
 	return correlate_finish(p->corr, frames_end, input_end, on_result, p);
 }
 
@@ -719,6 +727,7 @@ pipeline_fill_status(const struct pipeline *p, int64_t frames_wm,
 	touch_get_stats(p->touch, &ts);
 	s->input_events = ts.events;
 	s->syn_dropped = ts.syn_dropped;
+	s->contacts_cut = ts.cut;
 	for (k = 0; k < GESTURE_KIND_COUNT; k++)
 		s->gestures[k] = p->st.gestures[k];
 	s->frames_read = p->st.frames;

@@ -134,7 +134,9 @@ int64_t pipeline_quiet_deadline(const struct pipeline *p);
 
 /*
  * The end: finalizes everything (correlate_finish()); taps whose window
- * the data does not cover are stored as truncated.
+ * the data does not cover are stored as truncated.  Contacts still down
+ * end nowhere (touch_end()): their gesture is not stored, and they are
+ * counted (pipeline_stats.touch.cut) and warned about.
  */
 int pipeline_finish(struct pipeline *p, int64_t frames_end, int64_t input_end);
 

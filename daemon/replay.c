@@ -132,11 +132,19 @@ print_summary(struct replay *r, FILE *out, int64_t run_id)
 		if (source_role(r->src[i]) == SOURCE_ROLE_INPUT)
 			source_print(r->src[i], out);
 	fprintf(out,
-		"touch      %" PRIu64 " contacts, %" PRIu64
+		"touch      %" PRIu64 " contact%s, %" PRIu64
 		" SYN_DROPPED (%" PRIu64 " events discarded), %" PRIu64
 		" gestures touched by a drop\n",
-		ps.touch.contacts, ps.touch.syn_dropped, ps.touch.discarded,
-		ps.dropped_gestures);
+		ps.touch.contacts, ps.touch.contacts == 1 ? "" : "s",
+		ps.touch.syn_dropped, ps.touch.discarded, ps.dropped_gestures);
+	/* Cut by the end of the log, a gesture is not stored, but said. */
+	if (ps.touch.cut > 0)
+		fprintf(out,
+			"cut        %" PRIu64
+			" contact%s still down at the end "
+			"of the log (%s gesture was not stored)\n",
+			ps.touch.cut, ps.touch.cut == 1 ? "" : "s",
+			ps.touch.cut == 1 ? "its" : "their");
 	fprintf(out,
 		"gestures   %" PRIu64 ": %" PRIu64 " tap, %" PRIu64
 		" long_press, %" PRIu64 " swipe, %" PRIu64 " multi\n",
@@ -486,10 +494,6 @@ replay_finish(struct replay *r, int64_t *frames_wm)
 	int64_t input_end;
 	int rc;
 
-	/* A contact still down at the end of the log never ended. */
-	if (pipeline_gesture_in_progress(r->pipe))
-		log_info("a gesture was still in progress at the end of the "
-			 "input");
 	if (replay_stopping(r)) {
 		/*
 		 * Stopped early: the frames read so far are all there is, and

@@ -37,6 +37,7 @@ struct status_snapshot {
 	struct status_source_state sources[STATUS_SOURCE_COUNT];
 	uint64_t input_events;
 	uint64_t syn_dropped;
+	uint64_t contacts_cut; /* still down when the input ended */
 	uint64_t input_lines_skipped;
 	uint64_t gestures[4];	  /* by enum gesture_kind */
 	uint64_t frames_read;	  /* presented app frames fed */

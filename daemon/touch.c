@@ -766,3 +766,19 @@ touch_flush(struct touch *t, int64_t time_ns, touch_cb cb, void *ctx)
 	t->resynced = 0;
 	return touch_deliver(t, time_ns, cb, ctx);
 }
+
+unsigned
+touch_end(struct touch *t)
+{
+	unsigned i, n = 0;
+
+	if (t == NULL)
+		return 0;
+	for (i = 0; i < TOUCH_MAX_SLOTS; i++)
+		n += (t->bc[i].live != 0) + (t->ac[i].live != 0);
+	n += t->sc.live != 0;
+	/* The same ending as touch_flush(), with the ups told to no one. */
+	(void)touch_flush(t, 0, NULL, NULL);
+	t->st.cut += n;
+	return n;
+}

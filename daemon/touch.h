@@ -56,6 +56,8 @@ struct touch_stats {
 		discarded; /* events thrown away while resyncing after a drop */
 	uint64_t ignored;  /* events of no interest (other axes, keys) */
 	uint64_t slots_overflow; /* contacts beyond the tracker's slot limit */
+	uint64_t cut; /* contacts still down when the input ended (touch_end())
+		       */
 };
 
 /*
@@ -88,6 +90,15 @@ int touch_feed(struct touch *t, const struct touch_event *ev, touch_cb cb,
  * set, since its real end was never seen.  Returns as touch_feed().
  */
 int touch_flush(struct touch *t, int64_t time_ns, touch_cb cb, void *ctx);
+
+/*
+ * The input ended (a log read to its end, a live source stopped) with
+ * contacts still down.  Their gesture never ended, so nothing says what
+ * it was: unlike touch_flush(), no TOUCH_UP is delivered.  They are
+ * forgotten, counted in touch_stats.cut, and their number is returned; a
+ * second call returns 0.
+ */
+unsigned touch_end(struct touch *t);
 
 /* Copies the counters into *st. */
 void touch_get_stats(const struct touch *t, struct touch_stats *st);

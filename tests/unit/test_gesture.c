@@ -86,6 +86,39 @@ kind_after(int64_t duration_ns)
 	return rec.kind;
 }
 
+/*
+ * A gesture cut by the end of the input is abandoned: an up of its
+ * contact that came later would end nothing, and the next down starts a
+ * gesture of its own, a tap and not a multi-finger one.
+ */
+static void
+test_cancel(void **state)
+{
+	struct gesture *g = new_default();
+	struct touch_point down = pt(TOUCH_DOWN, 1, T0, 100, 200, 1);
+	struct touch_point stray = pt(TOUCH_UP, 1, T0 + 50 * MS, 100, 200, 0);
+	struct touch_point pts[] = {
+		pt(TOUCH_DOWN, 2, T0 + 2000 * MS, 300, 400, 1),
+		pt(TOUCH_UP, 2, T0 + 2060 * MS, 300, 400, 0),
+	};
+	struct gesture_record rec;
+
+	(void)state;
+	assert_int_equal(gesture_feed(g, &down, &rec), 0);
+	assert_true(gesture_in_progress(g));
+	gesture_cancel(g);
+	assert_false(gesture_in_progress(g));
+	assert_int_equal(gesture_feed(g, &stray, &rec), 0);
+	run(g, pts, 2, &rec);
+	assert_int_equal(rec.kind, GESTURE_TAP);
+	assert_int_equal(rec.t_down_ns, T0 + 2000 * MS);
+	assert_int_equal(rec.fingers, 1);
+	gesture_cancel(g);
+	gesture_cancel(NULL);
+	assert_false(gesture_in_progress(g));
+	gesture_free(g);
+}
+
 static void
 test_tap(void **state)
 {
@@ -526,6 +559,7 @@ main(void)
 		cmocka_unit_test(test_ignores_strays),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_kind_names),
+		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_pipeline),
 	};
 

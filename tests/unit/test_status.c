@@ -33,6 +33,7 @@ test_new(void **state)
 	assert_true(s.input_time_ns == INT64_MIN);
 	assert_true(s.frames_lag_ns == -1);
 	assert_int_equal(s.input_events, 0);
+	assert_int_equal(s.contacts_cut, 0);
 	assert_int_equal(s.rows_stored, 0);
 	for (i = 0; i < STATUS_SOURCE_COUNT; i++) {
 		assert_int_equal(s.sources[i].health, STATUS_HEALTH_NONE);
@@ -110,6 +111,7 @@ fill(struct status_snapshot *s, void *ctx)
 	const uint64_t *n = ctx;
 
 	s->input_events = *n;
+	s->contacts_cut = *n + 1;
 	s->rows_stored = *n;
 	s->taps_finalized = *n;
 }
@@ -126,6 +128,7 @@ test_update(void **state)
 	status_update(st, fill, &n);
 	status_get(st, &s);
 	assert_int_equal(s.input_events, 42);
+	assert_int_equal(s.contacts_cut, 43);
 	assert_int_equal(s.rows_stored, 42);
 	assert_string_equal(s.mode, "serve");
 	status_free(st);

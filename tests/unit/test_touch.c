@@ -1,7 +1,8 @@
 /*
  * Tests of the touch tracker: protocol B with and without slots, protocol
  * A with and without tracking ids, BTN_TOUCH, single-touch devices,
- * SYN_DROPPED and flush, plus a randomized check of the invariants.
+ * SYN_DROPPED, flush and the end of the input, plus a randomized check of the
+ * invariants.
  *
  * Event tables keep one frame (up to its SYN_REPORT) per line, as getevent
  * prints them grouped by timestamp, so clang-format is off around them.
@@ -691,6 +692,84 @@ test_flush(void **state)
 	assert_int_equal(st.discarded, 1);
 }
 
+/*
+ * The end of the input with contacts down: they are counted, never
+ * delivered, and the tracker starts afresh.  Two fingers of protocol B,
+ * then one of protocol A, then a single-touch one.
+ */
+static void
+test_end(void **state)
+{
+	struct touch *t = *state;
+	/* clang-format off */
+	const struct touch_event two[] = {
+		SLOT(1, 0), TID(1, 3), MX(1, 10), MY(1, 20),
+		SLOT(1, 1), TID(1, 4), MX(1, 30), MY(1, 40), SYN(1),
+		MX(2, 35),
+	};
+	const struct touch_event again[] = {
+		SLOT(5, 0), TID(5, 7), MX(5, 50), MY(5, 60), SYN(5),
+		TID(6, -1), SYN(6),
+	};
+	/* clang-format on */
+	struct rec r = {0};
+	struct touch_stats st;
+
+	/* Nothing down: nothing cut. */
+	assert_int_equal(touch_end(t), 0);
+	feed_all(t, two, sizeof(two) / sizeof(two[0]), &r);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(touch_end(t), 2);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(touch_end(t), 0);
+	touch_get_stats(t, &st);
+	assert_int_equal(st.cut, 2);
+	assert_int_equal(st.contacts, 2);
+	/* The unfinished frame with MX 35 is thrown away. */
+	assert_int_equal(st.discarded, 1);
+
+	/* A new contact afterwards is a new one, and it ends normally. */
+	feed_all(t, again, sizeof(again) / sizeof(again[0]), &r);
+	assert_int_equal(r.n, 4);
+	check_pt(&r.pt[2], TOUCH_DOWN, r.pt[1].contact + 1, 5, 50, 60, 1, 0);
+	check_pt(&r.pt[3], TOUCH_UP, r.pt[1].contact + 1, 6, 50, 60, 0, 0);
+	assert_int_equal(touch_end(t), 0);
+	touch_get_stats(t, &st);
+	assert_int_equal(st.cut, 2);
+}
+
+static void
+test_end_a_and_single(void **state)
+{
+	struct touch *t = *state, *s = NULL;
+	/* clang-format off */
+	const struct touch_event a[] = {
+		MX(1, 0x164), MY(1, 0x15f), MTSYN(1), SYN(1),
+		MX(2, 0x156), MY(2, 0x16d), MTSYN(2), SYN(2),
+	};
+	const struct touch_event st_down[] = {
+		ABS(1, ABS_X, 5), ABS(1, ABS_Y, 6), BTN(1, 1), SYN(1),
+	};
+	/* clang-format on */
+	struct rec r = {0};
+	struct touch_stats st;
+
+	feed_all(t, a, sizeof(a) / sizeof(a[0]), &r);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(touch_end(t), 1);
+	touch_get_stats(t, &st);
+	assert_int_equal(st.cut, 1);
+
+	assert_int_equal(touch_new(&s), 0);
+	r.n = 0;
+	feed_all(s, st_down, sizeof(st_down) / sizeof(st_down[0]), &r);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(touch_end(s), 1);
+	assert_int_equal(r.n, 1);
+	touch_free(s);
+	assert_int_equal(touch_end(NULL), 0);
+}
+
 /* A failing callback's error comes back; the tracker stays consistent. */
 static void
 test_callback_error(void **state)
@@ -795,7 +874,7 @@ test_random_invariants(void **state)
 	};
 	const unsigned nkinds = sizeof(kinds) / sizeof(kinds[0]);
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
-	unsigned round, i;
+	unsigned round, i, cut, ncut = 0;
 
 	(void)state;
 	for (round = 0; round < 300; round++) {
@@ -824,14 +903,29 @@ test_random_invariants(void **state)
 				e.value = (int32_t)(seed >> 40);
 			assert_int_equal(touch_feed(t, &e, inv_cb, &v), 0);
 		}
-		assert_int_equal(touch_flush(t, 400, inv_cb, &v), 0);
+		/*
+		 * Every other round ends without the ups: as many contacts
+		 * are cut as the callback saw down.
+		 */
+		if (round % 2) {
+			cut = v.nlive;
+			assert_int_equal(touch_end(t), cut);
+			v.nlive = 0;
+		} else {
+			cut = 0;
+			assert_int_equal(touch_flush(t, 400, inv_cb, &v), 0);
+		}
 		assert_int_equal(v.bad, 0);
 		assert_int_equal(v.nlive, 0);
 		touch_get_stats(t, &st);
 		assert_int_equal(st.events, 400);
 		assert_int_equal(st.contacts, v.downs);
+		assert_int_equal(st.cut, cut);
+		ncut += cut;
 		touch_free(t);
 	}
+	/* The random rounds did end with contacts down. */
+	assert_true(ncut > 0);
 }
 
 int
@@ -877,6 +971,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mt_with_pointer_emulation,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flush, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_end_a_and_single, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_callback_error, setup,
 						teardown),
 		cmocka_unit_test(test_random_invariants),
