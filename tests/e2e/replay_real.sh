@@ -48,12 +48,12 @@ replay() {
 }
 
 # The finger downs and ups of a log, as "DOWN_NS UP_NS" lines, one per
-# time the screen went from no contact to some and back: a frame (up to
-# its SYN_REPORT) touches when it carries a position or a tracking id
-# other than -1 (protocol A resends every contact in every frame, and an
-# empty frame means no finger), or a BTN_TOUCH DOWN; protocol B frames
-# are followed by the tracking ids, so that a contact is down from its
-# id to its -1.  Labelled (-l) and hex (-t) lines alike.
+# time the screen went from no contact to some and back.  Protocol A
+# resends every contact in every frame (up to its SYN_REPORT), and an
+# empty frame means no finger: a frame touches when it carries a
+# position.  Protocol B (seen from a tracking id of -1) is followed by
+# its tracking ids, one slot: a contact is down from its id to its -1.
+# Labelled (-l) and hex (-t) lines alike.
 touches() {
 	awk '
 	# As a string: awk numbers are doubles, and mawk prints %d in 32 bits.
@@ -114,6 +114,19 @@ check_named single-drag "$m/phone-single-drag.txt" "swipe"
 check_named two-finger-drag "$m/phone-two-finger-drag.txt" "multi"
 check_named cartucho "$real/cartucho-hex-protocol-a.getevent" "tap"
 check_named emulator "$peer/emulator-tap.getevent" "tap"
+
+# A control: the same three touches held 41, 71 and 100 ms, with a
+# long-press timeout of 30 ms, are long presses; the kinds above come
+# from the classifier, not from the file alone.
+if [ -r "$m/phone-three-touches.txt" ]; then
+	rm -f "$work/control.db"
+	"$TAPD" replay --input "getevent:$m/phone-three-touches.txt" \
+		--long-press-ms 30 --db "$work/control.db" >/dev/null 2>&1
+	check "control: a 30 ms timeout makes them long presses" \
+		"long_press long_press long_press" \
+		"$(q "$work/control.db" 'select group_concat(kind, " ")
+		   from (select kind from taps order by t_down_ns)')"
+fi
 
 # The two fingers of the two-finger drag were down together.
 if [ -r "$m/phone-two-finger-drag.txt" ]; then
