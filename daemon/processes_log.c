@@ -8,7 +8,7 @@
 #include "log.h"
 #include "parse.h"
 
-#define UID_MAX_ INT64_C(4294967295)
+#define PROC_UID_MAX INT64_C(4294967295)
 
 struct entry {
 	int64_t t_ns;
@@ -77,7 +77,7 @@ parse_line(struct processes_log *l, char *line, int *err)
 	    parse_int64(f[1], 1, FOREGROUND_PID_MAX, &v) < 0)
 		return -1;
 	e.pid = (int32_t)v;
-	if (parse_int64(f[2], 0, UID_MAX_, &e.uid) < 0 ||
+	if (parse_int64(f[2], 0, PROC_UID_MAX, &e.uid) < 0 ||
 	    !foreground_valid_package(f[3]))
 		return -1;
 	if (l->n >= PROCESSES_LOG_ENTRIES_MAX) {

@@ -204,7 +204,8 @@ windows_log_load_stream(FILE *fp, const char *name, struct windows_log **out)
 		r = -ENOMEM;
 		goto out;
 	}
-	while ((k = fread(buf, 1, READ_CHUNK, fp)) > 0)
+	/* What follows a jump is not used: not read either. */
+	while (!l->jumped && (k = fread(buf, 1, READ_CHUNK, fp)) > 0)
 		if ((r = feed(l, buf, k)) < 0)
 			goto out;
 	if (ferror(fp)) {

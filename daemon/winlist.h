@@ -196,7 +196,7 @@ int winlist_end(struct winlist *wl);
 /* Parses a whole output of len bytes (buf NULL for none) into *out. */
 int winlist_parse(const char *buf, size_t len, struct winlist **out);
 
-/* Displays with a window list, in output order. */
+/* Displays the dispatcher printed (windows or a logicalSize=), in order. */
 size_t winlist_n_displays(const struct winlist *wl);
 const struct winlist_display *winlist_display(const struct winlist *wl,
 					      size_t i);
