@@ -20,6 +20,7 @@ struct windows_log {
 	struct windows_log_stats stats;
 	struct windows_log_jump jump;
 	int jumped;
+	int full; /* a block was dropped: every later one is */
 	const char *name;
 
 	/* The block being read, and whether a line has begun. */
@@ -83,6 +84,15 @@ close_block(struct windows_log *l)
 		return r;
 	}
 	winlist_get_stats(l->cur, &st);
+	if (l->full ||
+	    l->stats.windows + st.windows > WINDOWS_LOG_WINDOWS_MAX) {
+		/* Later blocks go too, or lookups would skip this one. */
+		l->full = 1;
+		l->stats.dropped++;
+		winlist_free(l->cur);
+		l->cur = NULL;
+		return 0;
+	}
 	l->stats.windows += st.windows;
 	l->b[l->n].t_ns = l->cur_t;
 	l->b[l->n].list = l->cur;
@@ -116,7 +126,8 @@ open_block(struct windows_log *l, int64_t t_ns)
 	}
 	if ((r = close_block(l)) < 0)
 		return r;
-	if (l->n >= WINDOWS_LOG_BLOCKS_MAX) {
+	if (l->full || l->n >= WINDOWS_LOG_BLOCKS_MAX) {
+		l->full = 1;
 		l->stats.dropped++;
 		/* Its text is counted as stray: no list holds it. */
 		return 0;

@@ -14,8 +14,10 @@
  * earlier than the block before it ends the log, as a foreground log's
  * does (foreground.h): it and everything after it are not used, and
  * windows_log_get_jump() says where.  At most WINDOWS_LOG_BLOCKS_MAX
- * blocks are kept (later ones are dropped and counted), each parsed with
- * the window list's own bounds.
+ * blocks and WINDOWS_LOG_WINDOWS_MAX windows in all are kept, each block
+ * parsed with the window list's own bounds; the first block past either
+ * limit and all after it are dropped and counted, and lookups past the
+ * last block kept answer with it.
  */
 #ifndef TAPD_WINDOWS_LOG_H
 #define TAPD_WINDOWS_LOG_H
@@ -27,13 +29,15 @@
 #include "winlist.h"
 
 #define WINDOWS_LOG_BLOCKS_MAX 4096
+/* Windows in all blocks kept: a block that would pass it is dropped. */
+#define WINDOWS_LOG_WINDOWS_MAX 262144
 /* Longest "@ <monotonic_ns>" line: a longer one is text. */
 #define WINDOWS_LOG_MARK_MAX 64
 
 struct windows_log_stats {
 	uint64_t bytes;	      /* bytes read */
 	uint64_t blocks;      /* blocks kept */
-	uint64_t dropped;     /* blocks past WINDOWS_LOG_BLOCKS_MAX */
+	uint64_t dropped;     /* blocks past the limits */
 	uint64_t bad_marks;   /* lines starting with '@' that are no mark */
 	uint64_t stray_bytes; /* bytes before the first block */
 	uint64_t windows;     /* windows in all blocks kept */

@@ -396,6 +396,13 @@ read_region(const char *v, struct winlist_window *w)
 		free(rects);
 		return 0;
 	}
+	/* Most regions are one rectangle: keep no more than they hold. */
+	if (n < WINLIST_RECTS_MAX) {
+		struct winlist_rect *fit = realloc(rects, n * sizeof(*rects));
+
+		if (fit)
+			rects = fit;
+	}
 	w->touchable = rects;
 	w->n_touchable = n;
 	return 0;

@@ -232,6 +232,43 @@ test_large(void **state)
 	assert_null(l);
 }
 
+/* Blocks past the limit are dropped, and so is every one after. */
+static void
+test_block_limit(void **state)
+{
+	struct windows_log_stats st;
+	const struct winlist *wl;
+	struct windows_log *l;
+	struct text t = {0};
+	char block[256];
+	int64_t tb;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < WINDOWS_LOG_BLOCKS_MAX + 3; i++) {
+		snprintf(block, sizeof(block),
+			 "@ %zu\nInput Dispatcher State:\n  Display: 0\n"
+			 "    Windows:\n      0: name=w%zu, id=1, displayId=0, "
+			 "inputConfig=0x0, frame=[0,0][1,1], "
+			 "touchableRegion=[0,0][1,1], ownerPid=1, ownerUid=2\n",
+			 i * 10, i);
+		add_str(&t, block);
+	}
+	l = load_text(&t);
+	windows_log_get_stats(l, &st);
+	assert_int_equal(windows_log_count(l), WINDOWS_LOG_BLOCKS_MAX);
+	assert_true(st.dropped == 3);
+	assert_true(st.windows == WINDOWS_LOG_BLOCKS_MAX);
+	assert_int_equal(windows_log_at(l, INT64_MAX, &wl, &tb), 0);
+	assert_true(tb == (int64_t)(WINDOWS_LOG_BLOCKS_MAX - 1) * 10);
+	snprintf(block, sizeof(block), "w%d", WINDOWS_LOG_BLOCKS_MAX - 1);
+	assert_string_equal(
+		winlist_window(wl, winlist_find_display(wl, 0), 0)->name,
+		block);
+	windows_log_free(l);
+	free(t.p);
+}
+
 static struct processes_log *
 load_procs(const char *text, size_t len)
 {
@@ -328,6 +365,7 @@ main(void)
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_goes_back),
 		cmocka_unit_test(test_large),
+		cmocka_unit_test(test_block_limit),
 		cmocka_unit_test(test_processes),
 	};
 
