@@ -498,3 +498,24 @@ foreground_topapp_get_stats(const struct foreground_topapp *fl,
 {
 	*st = fl->stats;
 }
+
+int
+foreground_topapp_proc_file(const struct foreground_topapp *fl, int32_t pid,
+			    const char *name, char *buf, size_t size,
+			    size_t *len)
+{
+	return read_proc(fl, pid, name, buf, size, len);
+}
+
+int
+foreground_topapp_proc_start(const struct foreground_topapp *fl, int32_t pid,
+			     uint64_t *start)
+{
+	return read_start(fl, pid, start);
+}
+
+int64_t
+foreground_topapp_proc_uid(const struct foreground_topapp *fl, int32_t pid)
+{
+	return read_uid(fl, pid);
+}

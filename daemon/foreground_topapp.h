@@ -82,6 +82,21 @@ void foreground_topapp_get_stats(const struct foreground_topapp *t,
 				 struct foreground_topapp_stats *st);
 
 /*
+ * The /proc readers of a top-app read, for any process: the file name
+ * of <sysroot>/proc/<pid> read to at most size - 1 bytes, NUL-terminated
+ * (0 and *len, or a negative errno); its start time, field 22 of stat
+ * (0, or a negative errno: -ENOENT for a process exiting); its real uid
+ * from status, or -1.
+ */
+int foreground_topapp_proc_file(const struct foreground_topapp *t, int32_t pid,
+				const char *name, char *buf, size_t size,
+				size_t *len);
+int foreground_topapp_proc_start(const struct foreground_topapp *t, int32_t pid,
+				 uint64_t *start);
+int64_t foreground_topapp_proc_uid(const struct foreground_topapp *t,
+				   int32_t pid);
+
+/*
  * One of several arrays that grow together: the address of its pointer
  * and the size of an element.
  */
