@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "attrib_live.h"
 #include "control.h"
 #include "datadir.h"
 #include "device.h"
@@ -71,6 +72,7 @@ struct live {
 	size_t n_src;
 	struct pipeline *pipe;
 	struct pipeline_config pcfg;
+	struct attrib *attrib; /* NULL: taps go to the foreground */
 	int pidfd;
 	int need_maintain;
 	/* The run; 0 while a full disk keeps it from being recorded. */
@@ -468,6 +470,27 @@ add_source(struct live *l, enum source_role role)
 	return 0;
 }
 
+/* Hit-testing through dumpsys input, where it can run (attrib_live.h). */
+static int
+start_attrib(struct live *l, const struct gesture_axis *ax,
+	     const struct gesture_axis *ay)
+{
+	struct attrib_live_config cfg;
+	struct hittest_axes axes;
+	int rc;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.loop = l->loop;
+	cfg.dumpsys_bin = l->o->dumpsys_bin;
+	cfg.sysroot = l->o->sysroot;
+	cfg.db = l->db;
+	cfg.fg = l->pcfg.fg;
+	rc = attrib_axes(l->have_dev ? &l->dev : NULL, ax, ay, &axes);
+	rc = attrib_live_new(&cfg, rc == 0 ? &axes : NULL, &l->attrib);
+	l->pcfg.attrib = l->attrib;
+	return rc;
+}
+
 /*
  * Gesture thresholds and the px mapping: device.json for the screen and
  * density; the touch screen's own axis ranges when device.json has none.
@@ -494,6 +517,9 @@ start_pipeline(struct live *l)
 	l->pcfg.store = l->store;
 	for (i = 0; i < l->n_src && !l->pcfg.fg; i++)
 		l->pcfg.fg = source_timeline(l->src[i]);
+	rc = start_attrib(l, have_axes ? &ax : NULL, have_axes ? &ay : NULL);
+	if (rc < 0)
+		return rc;
 	l->pcfg.metrics = l->metrics;
 	l->pcfg.events = l->events;
 	l->pcfg.touch_down = on_touch_down;
@@ -782,6 +808,7 @@ out:
 	for (i = l.n_src; i > 0; i--)
 		source_free(l.src[i - 1]);
 	pipeline_free(l.pipe);
+	attrib_free(l.attrib);
 	metrics_free(l.metrics);
 	control_free(l.control);
 	events_free(l.events);

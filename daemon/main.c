@@ -110,8 +110,10 @@ usage(FILE *out)
 		"gesture and prints a summary:\n"
 		"  --session DIR          a recorded session (input.getevent, "
 		"frames.pftrace or latency/,\n"
-		"                         foreground.log, device.json); the "
-		"options below override its parts\n");
+		"                         foreground.log, windows.log, "
+		"processes.log, device.json);\n"
+		"                         the options below override its "
+		"parts\n");
 	usage_kinds(out, SOURCE_MODE_REPLAY, SOURCE_ROLE_INPUT, "input", NULL);
 	fprintf(out,
 		"                         a 'getevent -lt' or 'getevent -t' "
@@ -129,6 +131,15 @@ usage(FILE *out)
 		"                         who was in front: a log of "
 		"'<monotonic_ns> <pid> <package>'\n"
 		"                         lines, or one app throughout\n"
+		"  --windows log:FILE|none\n"
+		"                         the window lists taps are hit-tested "
+		"against: blocks of\n"
+		"                         '@ <monotonic_ns>' and 'dumpsys "
+		"input' "
+		"(none: the foreground)\n"
+		"  --processes log:FILE   the owners of those windows: "
+		"'<monotonic_ns> <pid> <uid>\n"
+		"                         <package>' lines\n"
 		"  --device FILE          device.json: screen size, density, "
 		"touch axis ranges\n"
 		"  --db PATH              the database to write (created if "
@@ -432,6 +443,8 @@ cmd_replay(int argc, char **argv)
 		const struct cmd_option opts[] = {
 			{"session", &o.session, NULL, NULL},
 			SOURCE_OPTIONS(o),
+			{"windows", &o.windows, NULL, NULL},
+			{"processes", &o.processes, NULL, NULL},
 			{"pace", NULL, opt_pace, &o.pace},
 		};
 

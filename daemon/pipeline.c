@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attrib.h"
 #include "control.h"
 #include "device.h"
 #include "events.h"
@@ -33,6 +34,8 @@ struct pending {
 	struct gesture_record rec;
 	int32_t pid;
 	char *app;
+	char *window;		 /* attrib.h: NULL for none */
+	const char *attribution; /* attrib_how_name() */
 };
 
 /* A tap stored and not yet committed: its id and JSON, for the stream. */
@@ -325,6 +328,8 @@ on_result(void *ctx, const struct correlate_result *res)
 	}
 	q = &p->pending[p->head];
 	rc = tap_from_record(p, &tap, &q->rec, q->app, q->pid);
+	tap.window = q->window;
+	tap.attribution = q->attribution;
 	if (rc == 0) {
 		tap.status = status_name(res->status);
 		tap.flags = store_flags(q->rec.flags, res->flags);
@@ -338,6 +343,8 @@ on_result(void *ctx, const struct correlate_result *res)
 		rc = app_stats_add(p, q->app, res);
 	free(q->app);
 	q->app = NULL;
+	free(q->window);
+	q->window = NULL;
 	p->head++;
 	p->first_pending++;
 	p->st.finalized++;
@@ -346,8 +353,10 @@ on_result(void *ctx, const struct correlate_result *res)
 
 static int
 queue_pending(struct pipeline *p, const struct gesture_record *rec,
-	      const char *app, int32_t pid, uint64_t *id)
+	      const struct attrib_result *ar, uint64_t *id)
 {
+	const char *app = ar->app;
+	int32_t pid = ar->pid;
 	struct pending *q;
 	size_t cap;
 
@@ -370,10 +379,20 @@ queue_pending(struct pipeline *p, const struct gesture_record *rec,
 	q->rec = *rec;
 	q->pid = pid;
 	q->app = NULL;
+	q->window = NULL;
+	q->attribution = attrib_how_name(ar->how);
 	if (app) {
 		q->app = strdup(app);
 		if (!q->app)
 			return -ENOMEM;
+	}
+	if (ar->window) {
+		q->window = strdup(ar->window);
+		if (!q->window) {
+			free(q->app);
+			q->app = NULL;
+			return -ENOMEM;
+		}
 	}
 	*id = p->first_pending + (p->npending - p->head);
 	p->npending++;
@@ -383,6 +402,7 @@ queue_pending(struct pipeline *p, const struct gesture_record *rec,
 static int
 on_gesture(struct pipeline *p, const struct gesture_record *rec)
 {
+	struct attrib_result ar;
 	const char *app = NULL;
 	struct correlate_tap ct;
 	struct store_tap tap;
@@ -398,15 +418,21 @@ on_gesture(struct pipeline *p, const struct gesture_record *rec)
 		app = NULL;
 		pid = 0;
 	}
+	/* The owner of the window hit, when a window list tells. */
+	attrib_decide(p->cfg.attrib, rec->t_up_ns, pid, app, &ar);
+	app = ar.app;
+	pid = ar.pid;
 	if (!app)
 		p->st.unattributed++;
 	if (rec->kind != GESTURE_TAP && rec->kind != GESTURE_LONG_PRESS) {
 		/* Swipes and multi-finger gestures are counted, not measured.
 		 */
 		rc = tap_from_record(p, &tap, rec, app, pid);
+		tap.window = ar.window;
+		tap.attribution = attrib_how_name(ar.how);
 		return rc < 0 ? rc : keep_tap(p, &tap, NULL, 0);
 	}
-	rc = queue_pending(p, rec, app, pid, &id);
+	rc = queue_pending(p, rec, &ar, &id);
 	if (rc < 0)
 		return rc;
 	memset(&ct, 0, sizeof(ct));
@@ -426,6 +452,9 @@ on_touch(void *ctx, const struct touch_point *pt)
 	int rc;
 
 	if (pt->phase == TOUCH_DOWN) {
+		/* The first contact's down point is the one hit-tested. */
+		if (!gesture_in_progress(p->gesture))
+			attrib_down(p->cfg.attrib, pt->time_ns, pt->x, pt->y);
 		if (p->cfg.touch_down)
 			p->cfg.touch_down(p->cfg.ctx, pt->time_ns);
 		rc = correlate_touch_down(p->corr, pt->time_ns);
@@ -559,8 +588,10 @@ pipeline_free(struct pipeline *p)
 	correlate_free(p->corr);
 	gesture_free(p->gesture);
 	touch_free(p->touch);
-	for (i = p->head; i < p->npending; i++)
+	for (i = p->head; i < p->npending; i++) {
 		free(p->pending[i].app);
+		free(p->pending[i].window);
+	}
 	free(p->pending);
 	for (i = 0; i < p->npublish; i++)
 		cJSON_free(p->publish[i].text);

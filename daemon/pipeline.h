@@ -17,6 +17,7 @@
 #include "gesture.h"
 #include "touch.h"
 
+struct attrib;
 struct control_request;
 struct events;
 struct foreground;
@@ -41,6 +42,8 @@ struct pipeline_config {
 	struct foreground *fg;	 /* who is in front; NULL: unknown app */
 	struct metrics *metrics; /* may be NULL */
 	struct events *events;	 /* may be NULL: then nothing is announced */
+	/* Hit-tested attribution (attrib.h); NULL: the foreground's app. */
+	struct attrib *attrib;
 	/* Called at every touch-down (the live foreground samples there). */
 	void (*touch_down)(void *ctx, int64_t t_ns);
 	void *ctx;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "api.h"
+#include "attrib.h"
 #include "device.h"
 #include "gesture.h"
 #include "log.h"
@@ -121,6 +122,7 @@ print_summary(struct replay *r, FILE *out, int64_t run_id)
 {
 	const struct gesture_config *g = &r->pcfg.gesture;
 	struct pipeline_stats ps;
+	struct attrib_stats as;
 	uint64_t total = 0;
 	size_t i;
 	int k;
@@ -172,6 +174,18 @@ print_summary(struct replay *r, FILE *out, int64_t run_id)
 	if (ps.unattributed)
 		fprintf(out, "foreground %" PRIu64 " gestures of unknown app\n",
 			ps.unattributed);
+	if (r->attrib) {
+		attrib_get_stats(r->attrib, &as);
+		fprintf(out,
+			"windows    %" PRIu64 " gestures by window, %" PRIu64
+			" by foreground, %" PRIu64 " on no window",
+			as.decided[ATTRIB_WINDOW],
+			as.decided[ATTRIB_FOREGROUND], as.decided[ATTRIB_NONE]);
+		if (as.owner_unknown)
+			fprintf(out, " (%" PRIu64 " of unknown owner)",
+				as.owner_unknown);
+		fputc('\n', out);
+	}
 	fprintf(out, "stored     %" PRIu64 " rows in '%s' (run %" PRId64 ")",
 		store_added(r->store) - store_lost(r->store) -
 			store_held(r->store),
@@ -272,6 +286,34 @@ resolve_sources(const struct replay_options *o, char **input, char **frames,
 	return 0;
 }
 
+/* The session's windows.log and processes.log, unless given. */
+static int
+resolve_lists(const struct replay_options *o, char **windows, char **procs)
+{
+	char *p;
+
+	*windows = *procs = NULL;
+	if (o->windows)
+		*windows = strdup(o->windows);
+	else if (o->session) {
+		p = path_join(o->session, "windows.log");
+		if (p && path_exists(p) && asprintf(windows, "log:%s", p) < 0)
+			*windows = NULL;
+		free(p);
+	}
+	if (o->processes)
+		*procs = strdup(o->processes);
+	else if (o->session) {
+		p = path_join(o->session, "processes.log");
+		if (p && path_exists(p) && asprintf(procs, "log:%s", p) < 0)
+			*procs = NULL;
+		free(p);
+	}
+	if ((o->windows && !*windows) || (o->processes && !*procs))
+		return -ENOMEM;
+	return 0;
+}
+
 /*
  * Every option is checked here, before the database is opened or a port
  * bound: the source specs, the address and token file, device.json.
@@ -285,6 +327,8 @@ check_options(struct replay *r)
 	rc = resolve_sources(o, &r->text[SOURCE_ROLE_INPUT],
 			     &r->text[SOURCE_ROLE_FRAMES],
 			     &r->text[SOURCE_ROLE_FOREGROUND], &r->device_path);
+	if (rc == 0)
+		rc = resolve_lists(o, &r->windows, &r->processes);
 	if (rc < 0)
 		return rc;
 	rc = source_parse(SOURCE_MODE_REPLAY, SOURCE_ROLE_INPUT,
@@ -324,6 +368,28 @@ check_options(struct replay *r)
 		r->have_dev = 1;
 	}
 	return 0;
+}
+
+/*
+ * The window lists and their owners, for hit-testing (attrib.h), with the
+ * touch panel's ranges from device.json, else from the log's own.
+ */
+static int
+open_lists(struct replay *r, const struct gesture_axis *ax,
+	   const struct gesture_axis *ay)
+{
+	struct hittest_axes axes;
+	int rc;
+
+	if (!r->windows)
+		return 0;
+	rc = attrib_axes(r->have_dev ? &r->dev : NULL, ax, ay, &axes);
+	rc = attrib_new(rc == 0 ? &axes : NULL, &r->attrib);
+	if (rc == 0)
+		rc = attrib_open_windows(r->attrib, r->windows);
+	if (rc == 0 && r->processes)
+		rc = attrib_open_processes(r->attrib, r->processes);
+	return rc;
 }
 
 /*
@@ -367,6 +433,10 @@ open_sources(struct replay *r)
 			   have_axes ? &ay : NULL);
 	for (i = 0; i < r->n_src && !r->pcfg.fg; i++)
 		r->pcfg.fg = source_timeline(r->src[i]);
+	rc = open_lists(r, have_axes ? &ax : NULL, have_axes ? &ay : NULL);
+	if (rc < 0)
+		return rc;
+	r->pcfg.attrib = r->attrib;
 	return pipeline_check(&r->pcfg);
 }
 
@@ -637,6 +707,9 @@ replay_run(const struct replay_options *opts, FILE *out)
 out:
 	replay_serve_stop(&r);
 	pipeline_free(r.pipe);
+	attrib_free(r.attrib);
+	free(r.windows);
+	free(r.processes);
 	store_close(r.store);
 	for (i = r.n_src; i > 0; i--)
 		source_free(r.src[i - 1]);

@@ -15,6 +15,7 @@
 #include "source.h"
 
 struct api;
+struct attrib;
 struct control;
 struct events;
 struct metrics;
@@ -38,6 +39,10 @@ struct replay {
 	struct store *store;
 	struct pipeline *pipe;
 	struct pipeline_config pcfg;
+	/* Hit-testing: the --windows and --processes specs, and their use. */
+	char *windows;
+	char *processes;
+	struct attrib *attrib;
 
 	/* With --listen: the API and what it reads. */
 	struct api *api;

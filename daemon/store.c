@@ -61,6 +61,16 @@ store_status_index(const char *name)
 	return store_index(store_status_names, name);
 }
 
+const char *
+store_attribution_name(const char *name)
+{
+	static const char *const names[] = {"window", "foreground", "none",
+					    NULL};
+	int i = store_index(names, name);
+
+	return names[i < 0 ? 1 : i];
+}
+
 /*
  * One and four rows of six values: tap_frames' (STORE__FRAME_COLUMNS)
  * and tap_hist's (STORE__HIST_COLUMNS).
@@ -96,8 +106,9 @@ const char *const store__stmt_sql[STORE_STMT_N] = {
 	[STORE_STMT_INSERT_TAP] =
 		"INSERT INTO taps (run, session, app, pid, kind, status,"
 		" flags, t_down_ns, t_up_ns, wall_ns, x, y, first_frame_ns,"
-		" settle_ns, frames, jank, id) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-		" ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+		" settle_ns, frames, jank, id, window, attribution) VALUES (?1,"
+		" ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
+		" ?16, ?17, ?18, ?19)",
 	[STORE_STMT_INSERT_RUN] = "INSERT INTO runs (mode, source, started_ns)"
 				  " VALUES (?1, ?2, ?3)",
 	[STORE_STMT_END_RUN] = "UPDATE runs SET ended_ns = ?1, stats = ?2"
@@ -453,6 +464,7 @@ store__held_clear(struct store *st)
 
 	for (i = 0; i < st->nheld; i++) {
 		free(st->held[i].app);
+		free(st->held[i].window);
 		free(st->held[i].frames);
 	}
 	st->nheld = 0;

@@ -71,6 +71,12 @@ extern const char *const store_flag_names[STORE_FLAG_COUNT + 1];
 int store_kind_index(const char *name);
 int store_status_index(const char *name);
 
+/*
+ * The store's own copy of an attribution name: "window", "none", and
+ * "foreground" for that one, NULL and any other.
+ */
+const char *store_attribution_name(const char *name);
+
 /* The application_id in the database header: "tapd" in ASCII. */
 #define STORE_APPLICATION_ID 0x74617064
 
@@ -98,6 +104,13 @@ struct store_tap {
 	int32_t frames;		/* response frames */
 	uint32_t jank;		/* union of the response frames' jank bits */
 	int64_t session;	/* 0 for none */
+	/*
+	 * The window the tap hit, as dumpsys input names it (NULL for none),
+	 * and how its app was decided: "window", "foreground" or "none"
+	 * (attrib.h); NULL is "foreground".
+	 */
+	const char *window;
+	const char *attribution;
 };
 
 struct store;

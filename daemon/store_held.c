@@ -113,10 +113,20 @@ store__hold(struct store *st, const struct store_tap *tap,
 			return -ENOMEM;
 	}
 	h->tap.app = h->app;
+	if (tap->window) {
+		h->window = strdup(tap->window);
+		if (!h->window) {
+			free(h->app);
+			return -ENOMEM;
+		}
+	}
+	h->tap.window = h->window;
+	h->tap.attribution = store_attribution_name(tap->attribution);
 	if (nframes) {
 		h->frames = malloc(nframes * sizeof(*frames));
 		if (!h->frames) {
 			free(h->app);
+			free(h->window);
 			return -ENOMEM;
 		}
 		memcpy(h->frames, frames, nframes * sizeof(*frames));
@@ -134,6 +144,7 @@ void
 store__unhold(struct store *st, size_t i)
 {
 	free(st->held[i].app);
+	free(st->held[i].window);
 	free(st->held[i].frames);
 	memmove(&st->held[i], &st->held[i + 1],
 		(st->nheld - i - 1) * sizeof(*st->held));

@@ -89,6 +89,7 @@ struct store__held {
 	int64_t run; /* 0 for none */
 	struct store_tap tap;
 	char *app;
+	char *window;
 	struct store_frame *frames;
 	size_t nframes;
 };
@@ -244,8 +245,9 @@ sqlite3 *store__sqlite(struct store *st);
  */
 #define STORE__TAP_COLUMNS                                                     \
 	"id, app, pid, kind, status, flags, t_down_ns, t_up_ns, wall_ns, x, "  \
-	"y, first_frame_ns, settle_ns, frames, jank, session"
-#define STORE__TAP_NCOLUMNS 16
+	"y, first_frame_ns, settle_ns, frames, jank, session, window, "        \
+	"attribution"
+#define STORE__TAP_NCOLUMNS 18
 
 /*
  * Reads the current row of a statement that selected STORE__TAP_COLUMNS

@@ -37,7 +37,7 @@ static const char *const jank_names[] = {
 
 static const char csv_header[] =
 	"id,app,pid,kind,status,flags,t_down_ns,t_up_ns,wall_time,x,y,"
-	"first_frame_ms,settle_ms,frames,jank,session\r\n";
+	"first_frame_ms,settle_ms,frames,jank,session,window,attribution\r\n";
 
 size_t
 tapjson_utf8_len(const unsigned char *s)
@@ -308,6 +308,11 @@ fill(cJSON *obj, int64_t id, const struct store_tap *tap)
 	} else if (!cJSON_AddNullToObject(obj, "session")) {
 		return -ENOMEM;
 	}
+	if ((rc = tapjson_add_string(obj, "window", tap->window)) < 0 ||
+	    (rc = tapjson_add_string(
+		     obj, "attribution",
+		     store_attribution_name(tap->attribution))) < 0)
+		return rc;
 	return 0;
 }
 
@@ -450,6 +455,12 @@ tapjson_csv_write(FILE *f, int64_t id, const struct store_tap *tap)
 	fputc(',', f);
 	if (tap->session > 0)
 		fprintf(f, "%" PRId64, tap->session);
+	fputc(',', f);
+	if ((rc = csv_string(f, tap->window)) < 0)
+		return rc;
+	fputc(',', f);
+	if ((rc = csv_string(f, store_attribution_name(tap->attribution))) < 0)
+		return rc;
 	fputs("\r\n", f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -226,10 +226,10 @@ check "since = until = a tap's wall time: both ends included" 1 \
 id=$(sed -n 30p "$work/all.ids")
 get "after_id=$(sed -n 29p "$work/all.ids")&limit=1" >/dev/null
 check "tap object" \
-	"{\"id\":$id,\"app\":\"com.example.app0\",\"pid\":1002,\"kind\":\"swipe\",\"status\":\"ok\",\"flags\":[\"settle_capped\",\"interrupted\",\"input_dropped\"],\"t_down_ns\":\"2498000000000000\",\"t_up_ns\":\"2498000080000000\",\"x\":30,\"y\":30,\"first_frame_ms\":30.03,\"settle_ms\":200.03,\"frames\":11,\"jank\":[\"app_deadline_missed\"],\"session\":1}" \
+	"{\"id\":$id,\"app\":\"com.example.app0\",\"pid\":1002,\"kind\":\"swipe\",\"status\":\"ok\",\"flags\":[\"settle_capped\",\"interrupted\",\"input_dropped\"],\"t_down_ns\":\"2498000000000000\",\"t_up_ns\":\"2498000080000000\",\"x\":30,\"y\":30,\"first_frame_ms\":30.03,\"settle_ms\":200.03,\"frames\":11,\"jank\":[\"app_deadline_missed\"],\"session\":1,\"window\":null,\"attribution\":\"foreground\"}" \
 	"$(jq -c '.taps[0] | del(.wall_time)' "$work/body")"
 check "tap object: members in order" \
-	"id app pid kind status flags t_down_ns t_up_ns wall_time x y first_frame_ms settle_ms frames jank session" \
+	"id app pid kind status flags t_down_ns t_up_ns wall_time x y first_frame_ms settle_ms frames jank session window attribution" \
 	"$(jq -r '.taps[0] | keys_unsorted | join(" ")' "$work/body")"
 check "wall_time is RFC 3339 UTC with ms" \
 	"$(date -u -d "@$((now - 30 * 100 - 50))" +%Y-%m-%dT%H:%M:%S).000Z" \
@@ -261,12 +261,12 @@ curl -sS --max-time 20 -D "$work/headers" -o "$work/csv" \
 check "csv content type" text/csv \
 	"$(sed -n 's/^[Cc]ontent-[Tt]ype: *\([^;[:space:]]*\).*/\1/p' "$work/headers" | tr -d '\r')"
 check "csv header" \
-	"id,app,pid,kind,status,flags,t_down_ns,t_up_ns,wall_time,x,y,first_frame_ms,settle_ms,frames,jank,session" \
+	"id,app,pid,kind,status,flags,t_down_ns,t_up_ns,wall_time,x,y,first_frame_ms,settle_ms,frames,jank,session,window,attribution" \
 	"$(head -n 1 "$work/csv" | tr -d '\r')"
 check "csv rows" 10001 "$(wc -l <"$work/csv")"
 check "csv: every line ends with CRLF" 10001 "$(grep -c $'\r$' "$work/csv")"
-check "csv: 16 fields a row (quoted app aside)" 0 \
-	"$(grep -v '"' "$work/csv" | awk -F, 'NF != 16' | wc -l)"
+check "csv: 18 fields a row (quoted app aside)" 0 \
+	"$(grep -v '"' "$work/csv" | awk -F, 'NF != 18' | wc -l)"
 check "csv: the app with a comma and quotes" \
 	"$(sed -n 7p "$work/all.ids"),\"weird,\"\"app\"\"\",1000,multi,no_response" \
 	"$(grep -m 1 'weird' "$work/csv" | cut -d, -f1-6)"

@@ -567,6 +567,9 @@ test_migrate(void **state)
 			     " DROP TABLE tap_counts; DROP TABLE tap_hist_sum;"
 			     " DROP INDEX taps_rank_first;"
 			     " DROP INDEX taps_rank_settle;"
+			     " DROP VIEW tap_windows;"
+			     " ALTER TABLE taps DROP COLUMN window;"
+			     " ALTER TABLE taps DROP COLUMN attribution;"
 			     " PRAGMA user_version = 2",
 			     NULL, NULL, NULL),
 		SQLITE_OK);

@@ -43,6 +43,8 @@ full_tap(struct store_tap *tap)
 	tap->frames = 17;
 	tap->jank = 0x1u | 0x40u | 0x400u;
 	tap->session = 3;
+	tap->window = "3f2a1b0 com.example.app/com.example.app.MainActivity";
+	tap->attribution = "window";
 }
 
 /* A tap with everything that can be unknown unknown. */
@@ -90,16 +92,19 @@ test_full(void **state)
 	/* Every member, its type, its value and the order of
 	 * docs/DESIGN.md 7.6. */
 	assert_string_equal(
-		s, "{\"id\":77,\"app\":\"com.example.app\",\"pid\":4242,"
-		   "\"kind\":\"long_press\",\"status\":\"ok\","
-		   "\"flags\":[\"busy_before\",\"input_dropped\"],"
-		   "\"t_down_ns\":\"9007198804740993\","
-		   "\"t_up_ns\":\"9007199254740993\","
-		   "\"wall_time\":\"2026-12-01T05:37:54.123Z\","
-		   "\"x\":540.25,\"y\":1200.5,\"first_frame_ms\":41.235,"
-		   "\"settle_ms\":250,\"frames\":17,"
-		   "\"jank\":[\"app_deadline_missed\",\"dropped\"],"
-		   "\"session\":3}");
+		s,
+		"{\"id\":77,\"app\":\"com.example.app\",\"pid\":4242,"
+		"\"kind\":\"long_press\",\"status\":\"ok\","
+		"\"flags\":[\"busy_before\",\"input_dropped\"],"
+		"\"t_down_ns\":\"9007198804740993\","
+		"\"t_up_ns\":\"9007199254740993\","
+		"\"wall_time\":\"2026-12-01T05:37:54.123Z\","
+		"\"x\":540.25,\"y\":1200.5,\"first_frame_ms\":41.235,"
+		"\"settle_ms\":250,\"frames\":17,"
+		"\"jank\":[\"app_deadline_missed\",\"dropped\"],"
+		"\"session\":3,"
+		"\"window\":\"3f2a1b0 com.example.app/"
+		"com.example.app.MainActivity\",\"attribution\":\"window\"}");
 	cJSON_free(s);
 	cJSON_Delete(obj);
 }
@@ -109,7 +114,7 @@ test_nulls(void **state)
 {
 	static const char *const nulls[] = {
 		"app",	     "pid",	"wall_time", "x", "y", "first_frame_ms",
-		"settle_ms", "session",
+		"settle_ms", "session", "window",
 	};
 	struct store_tap tap;
 	cJSON *obj, *item;
@@ -136,7 +141,11 @@ test_nulls(void **state)
 	item = cJSON_GetObjectItemCaseSensitive(obj, "t_up_ns");
 	assert_true(cJSON_IsString(item));
 	assert_string_equal(item->valuestring, "2000");
-	assert_int_equal(cJSON_GetArraySize(obj), 16);
+	/* A tap of no window list is the foreground's, said so. */
+	item = cJSON_GetObjectItemCaseSensitive(obj, "attribution");
+	assert_true(cJSON_IsString(item));
+	assert_string_equal(item->valuestring, "foreground");
+	assert_int_equal(cJSON_GetArraySize(obj), 18);
 	cJSON_Delete(obj);
 }
 
@@ -277,21 +286,23 @@ test_csv(void **state)
 	(void)state;
 	assert_string_equal(h, "id,app,pid,kind,status,flags,t_down_ns,t_up_ns,"
 			       "wall_time,x,y,first_frame_ms,settle_ms,frames,"
-			       "jank,session\r\n");
+			       "jank,session,window,attribution\r\n");
 	full_tap(&tap);
 	line = csv_line(77, &tap);
 	assert_string_equal(line, "77,com.example.app,4242,long_press,ok,"
 				  "busy_before|input_dropped,9007198804740993,"
 				  "9007199254740993,2026-12-01T05:37:54.123Z,"
 				  "540.25,1200.5,41.235,250.000,17,"
-				  "app_deadline_missed|dropped,3\r\n");
+				  "app_deadline_missed|dropped,3,"
+				  "3f2a1b0 com.example.app/"
+				  "com.example.app.MainActivity,window\r\n");
 	assert_int_equal(count_char(line, ','), count_char(h, ','));
 	free(line);
 
 	null_tap(&tap);
 	line = csv_line(1, &tap);
-	assert_string_equal(line, "1,,,tap,no_response,,1000,2000,,,,,,0,,"
-				  "\r\n");
+	assert_string_equal(line, "1,,,tap,no_response,,1000,2000,,,,,,0,,,,"
+				  "foreground\r\n");
 	free(line);
 
 	/* A comma, a quote and a line break are quoted, quotes doubled. */
@@ -301,11 +312,14 @@ test_csv(void **state)
 	tap.first_frame_ns = 999;
 	tap.jank = 0;
 	tap.flags = 0;
+	/* Unquoted window names of Android 14 QPR may hold commas. */
+	tap.window = "PopupWindow:1a2b, id=3";
 	line = csv_line(2, &tap);
 	assert_string_equal(line, "2,\"com.a,\"\"b\"\"\r\nc\",4242,long_press,"
 				  "ok,,9007198804740993,9007199254740993,"
 				  "2026-12-01T05:37:54.123Z,0.1,1200.5,0.001,"
-				  "250.000,17,,3\r\n");
+				  "250.000,17,,3,\"PopupWindow:1a2b, id=3\","
+				  "window\r\n");
 	free(line);
 	tap.app = "quote\"only";
 	line = csv_line(3, &tap);
