@@ -85,20 +85,20 @@ cmd_taps_usage(FILE *f)
 }
 
 void
-cmd_taps_cells(const cJSON *tap, char cells[9][256])
+cmd_taps_cells(const cJSON *tap, char cells[CMD_TAPS_CELLS][256])
 {
-	static const char *const keys[] = {
-		"id",	     "wall_time", "app",
-		"kind",	     "status",	  "first_frame_ms",
+	static const char *const keys[CMD_TAPS_CELLS] = {
+		"id",	     "wall_time", "app",    "attribution",
+		"window",    "kind",	  "status", "first_frame_ms",
 		"settle_ms", "frames",	  "flags",
 	};
 	const cJSON *v;
 	char raw[256];
 	size_t i;
 
-	for (i = 0; i < 9; i++) {
+	for (i = 0; i < CMD_TAPS_CELLS; i++) {
 		v = cJSON_GetObjectItemCaseSensitive(tap, keys[i]);
-		if (i == 5 || i == 6) {
+		if (i == 7 || i == 8) {
 			/* Latencies to the microsecond, as the API gives. */
 			if (cJSON_IsNumber(v))
 				table_format(raw, sizeof(raw), "%.3f",
@@ -115,24 +115,24 @@ cmd_taps_cells(const cJSON *tap, char cells[9][256])
 static int
 cmd_taps_table(const cJSON *taps)
 {
-	static const char *const hdr[] = {
-		"ID",	    "TIME",	 "APP",	   "KIND",  "STATUS",
-		"FIRST_MS", "SETTLE_MS", "FRAMES", "FLAGS",
+	static const char *const hdr[CMD_TAPS_CELLS] = {
+		"ID",	  "TIME",     "APP",	   "BY",     "WINDOW", "KIND",
+		"STATUS", "FIRST_MS", "SETTLE_MS", "FRAMES", "FLAGS",
 	};
-	char cells[9][256];
-	const char *cp[9];
+	char cells[CMD_TAPS_CELLS][256];
+	const char *cp[CMD_TAPS_CELLS];
 	struct table *t = NULL;
 	const cJSON *tap;
 	size_t i;
 	int rc;
 
-	if ((rc = table_new(9, hdr, &t)) < 0)
+	if ((rc = table_new(CMD_TAPS_CELLS, hdr, &t)) < 0)
 		return rc;
 	table_align(t, 0, TABLE_RIGHT);
-	table_align(t, 5, TABLE_RIGHT);
-	table_align(t, 6, TABLE_RIGHT);
 	table_align(t, 7, TABLE_RIGHT);
-	for (i = 0; i < 9; i++)
+	table_align(t, 8, TABLE_RIGHT);
+	table_align(t, 9, TABLE_RIGHT);
+	for (i = 0; i < CMD_TAPS_CELLS; i++)
 		cp[i] = cells[i];
 	cJSON_ArrayForEach(tap, taps)
 	{
