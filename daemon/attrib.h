@@ -66,6 +66,7 @@ struct attrib_stats {
 	uint64_t owner_unknown; /* window: no package for its owner */
 	uint64_t owner_from_fg; /* window: the foreground's, by its pid */
 	uint64_t reads;		/* live: dumpsys input started */
+	uint64_t lists;		/* live: lists taken in */
 	uint64_t read_failures; /* live: failed, killed or empty */
 	uint64_t invalidations; /* live: the foreground changed */
 	uint64_t processes_lines; /* live: processes.log lines written */

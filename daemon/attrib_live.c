@@ -78,6 +78,7 @@ on_read(void *ctx, struct child *c)
 	    winlist_parse(out, len, &wl) == 0 && winlist_n_displays(wl) > 0) {
 		ring_push(a, now, wl);
 		record_block(a, a->ring[a->nring - 1].t_ns, out, len);
+		a->st.lists++;
 	} else {
 		child_exit_text(c, why, sizeof(why));
 		if (a->st.read_failures++ == 0)
