@@ -440,13 +440,17 @@ store_set_memory(unsigned writer_kib, unsigned reader_kib)
 {
 	int rc;
 
+	if (writer_kib > STORE_CACHE_MAX_KIB ||
+	    reader_kib > STORE_CACHE_MAX_KIB)
+		return -EINVAL;
 	store_writer_kib = writer_kib;
 	store_reader_kib = reader_kib;
 	/*
 	 * Both fail with SQLITE_MISUSE once SQLite is initialized.  A
 	 * lookaside is 120 KiB per connection, a first page cache block 80
-	 * KiB, each touched whole at once: with the pool's readers, which
-	 * mostly sit unused, that is most of what SQLite holds.
+	 * KiB, each touched whole when it is set up: for a writer and four
+	 * readers on a small file, 1.1 MB of anonymous memory against 0.6 MB
+	 * without them (the Android build's SQLite).
 	 */
 	rc = sqlite3_config(SQLITE_CONFIG_LOOKASIDE, 0, 0);
 	if (rc == SQLITE_OK)

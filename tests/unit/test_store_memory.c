@@ -1,8 +1,9 @@
 /*
  * Tests of the live daemon's memory settings of the store
- * (store_set_memory()) on real files: the page cache each role gets, that
- * a scan of a file larger than a reader's cache stays within it, and that
- * the process-wide part is refused once SQLite is in use.  The settings
+ * (store_set_memory()) on real files: sizes out of bounds refused, the
+ * page cache each role gets, that a scan of a file larger than a reader's
+ * cache stays within it, and that the process-wide part is refused once
+ * SQLite is in use.  The settings
  * are process-wide, so the tests run in this order in their own binary.
  */
 #include <errno.h>
@@ -66,6 +67,11 @@ test_roles(void **state)
 	int used;
 
 	(void)state;
+	/* Refused whole, before SQLite is touched. */
+	assert_int_equal(store_set_memory(STORE_CACHE_MAX_KIB + 1, 1), -EINVAL);
+	assert_int_equal(store_set_memory(1, STORE_CACHE_MAX_KIB + 1), -EINVAL);
+	assert_int_equal(store_cache_kib(0), 0);
+	assert_int_equal(store_cache_kib(STORE_OPEN_READONLY), 0);
 	assert_int_equal(store_set_memory(WRITER_KIB, READER_KIB), 0);
 	assert_int_equal(store_cache_kib(0), WRITER_KIB);
 	assert_int_equal(store_cache_kib(STORE_OPEN_READONLY), READER_KIB);
