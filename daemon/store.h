@@ -150,6 +150,29 @@ void store_filter_init(struct store_filter *f);
 int store_open(const char *path, unsigned flags, struct store **out);
 
 /*
+ * The memory of the connections opened from now on, for a process that
+ * runs for days and queries little (the live daemon); the other commands
+ * keep SQLite's defaults.  writer_kib and reader_kib: the page cache that
+ * the writer and each reader may fill (PRAGMA cache_size), 0 for SQLite's
+ * default of 2 MiB, at most STORE_CACHE_MAX_KIB.  Process-wide too,
+ * which SQLite allows only before
+ * its first use: no lookaside (Debian's SQLite is built without one) and
+ * a page cache taken a page at a time instead of a first block of 20
+ * pages per connection.  Call it before any thread uses SQLite.  Returns 0,
+ * -EINVAL for a size over the maximum (nothing is set), or -EBUSY when
+ * SQLite was already in use, with the cache sizes set anyway.
+ */
+#define STORE_CACHE_MAX_KIB (1024u * 1024u)
+int store_set_memory(unsigned writer_kib, unsigned reader_kib);
+
+/*
+ * The page cache size, in KiB, that a connection of that role
+ * (STORE_OPEN_READONLY or 0 in flags) gets at open: 0 for SQLite's
+ * default.
+ */
+unsigned store_cache_kib(unsigned flags);
+
+/*
  * The SQLite URI "file:PATH?QUERY" for a file path (SQLite is built with
  * URI names on), the characters that mean something in a URI escaped, so
  * that any path opens the file it names.  Returns a malloc'd string (the
