@@ -39,7 +39,8 @@ static const char *const jank_names[] = {
 
 static const char csv_header[] =
 	"id,app,pid,kind,status,flags,t_down_ns,t_up_ns,wall_time,x,y,"
-	"first_frame_ms,settle_ms,frames,jank,session\r\n";
+	"first_frame_ms,settle_ms,frames,jank,jank_tags,jank_perceivable,"
+	"session\r\n";
 
 size_t
 tapjson_utf8_len(const unsigned char *s)
@@ -464,6 +465,8 @@ tapjson_csv_write(FILE *f, int64_t id, const struct store_tap *tap)
 	fprintf(f, ",%" PRId32 ",", tap->frames);
 	csv_names(f, tap->jank, jank_names, NELEM(jank_names));
 	fputc(',', f);
+	csv_names(f, tap->jank_tags, janktag_names, JANKTAG_COUNT);
+	fputs((tap->jank_tags & JANKTAG_PERCEIVABLE) ? ",true," : ",false,", f);
 	if (tap->session > 0)
 		fprintf(f, "%" PRId64, tap->session);
 	fputs("\r\n", f);

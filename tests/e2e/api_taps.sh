@@ -263,12 +263,12 @@ curl -sS --max-time 20 -D "$work/headers" -o "$work/csv" \
 check "csv content type" text/csv \
 	"$(sed -n 's/^[Cc]ontent-[Tt]ype: *\([^;[:space:]]*\).*/\1/p' "$work/headers" | tr -d '\r')"
 check "csv header" \
-	"id,app,pid,kind,status,flags,t_down_ns,t_up_ns,wall_time,x,y,first_frame_ms,settle_ms,frames,jank,session" \
+	"id,app,pid,kind,status,flags,t_down_ns,t_up_ns,wall_time,x,y,first_frame_ms,settle_ms,frames,jank,jank_tags,jank_perceivable,session" \
 	"$(head -n 1 "$work/csv" | tr -d '\r')"
 check "csv rows" 10001 "$(wc -l <"$work/csv")"
 check "csv: every line ends with CRLF" 10001 "$(grep -c $'\r$' "$work/csv")"
-check "csv: 16 fields a row (quoted app aside)" 0 \
-	"$(grep -v '"' "$work/csv" | awk -F, 'NF != 16' | wc -l)"
+check "csv: 18 fields a row (quoted app aside)" 0 \
+	"$(grep -v '"' "$work/csv" | awk -F, 'NF != 18' | wc -l)"
 check "csv: the app with a comma and quotes" \
 	"$(sed -n 7p "$work/all.ids"),\"weird,\"\"app\"\"\",1000,multi,no_response" \
 	"$(grep -m 1 'weird' "$work/csv" | cut -d, -f1-6)"

@@ -297,21 +297,22 @@ test_csv(void **state)
 	(void)state;
 	assert_string_equal(h, "id,app,pid,kind,status,flags,t_down_ns,t_up_ns,"
 			       "wall_time,x,y,first_frame_ms,settle_ms,frames,"
-			       "jank,session\r\n");
+			       "jank,jank_tags,jank_perceivable,session\r\n");
 	full_tap(&tap);
 	line = csv_line(77, &tap);
 	assert_string_equal(line, "77,com.example.app,4242,long_press,ok,"
 				  "busy_before|input_dropped,9007198804740993,"
 				  "9007199254740993,2026-12-01T05:37:54.123Z,"
 				  "540.25,1200.5,41.235,250.000,17,"
-				  "app_deadline_missed|dropped,3\r\n");
+				  "app_deadline_missed|dropped,"
+				  "self_jank|buffer_stuffing,true,3\r\n");
 	assert_int_equal(count_char(line, ','), count_char(h, ','));
 	free(line);
 
 	null_tap(&tap);
 	line = csv_line(1, &tap);
-	assert_string_equal(line, "1,,,tap,no_response,,1000,2000,,,,,,0,,"
-				  "\r\n");
+	assert_string_equal(line, "1,,,tap,no_response,,1000,2000,,,,,,0,,,"
+				  "false,\r\n");
 	free(line);
 
 	/* A comma, a quote and a line break are quoted, quotes doubled. */
@@ -320,12 +321,13 @@ test_csv(void **state)
 	tap.x = 0.1;
 	tap.first_frame_ns = 999;
 	tap.jank = 0;
+	tap.jank_tags = JANKTAG_OTHER;
 	tap.flags = 0;
 	line = csv_line(2, &tap);
 	assert_string_equal(line, "2,\"com.a,\"\"b\"\"\r\nc\",4242,long_press,"
 				  "ok,,9007198804740993,9007199254740993,"
 				  "2026-12-01T05:37:54.123Z,0.1,1200.5,0.001,"
-				  "250.000,17,,3\r\n");
+				  "250.000,17,,other_jank,true,3\r\n");
 	free(line);
 	tap.app = "quote\"only";
 	line = csv_line(3, &tap);
