@@ -71,12 +71,6 @@ frames_ftl_clock_to_mono(struct frames_ftl *r, uint32_t clock, uint64_t ts,
 		r->st.ts_unconvertible++;
 		return -ENOENT;
 	}
-	if ((r->snap_clocks & (1u << clock)) == 0 && r->assume) {
-		/* No snapshot to convert with: the time taken as it is. */
-		r->st.clock_assumed++;
-		*out = t;
-		return 1;
-	}
 	if (clock == r->conv_clock && t >= r->conv_lo && t < r->conv_hi) {
 		best = r->conv_snap;
 		goto convert;
@@ -97,6 +91,12 @@ frames_ftl_clock_to_mono(struct frames_ftl *r, uint32_t clock, uint64_t ts,
 		keep_conversion(r, clock, best);
 	if (best == NULL)
 		best = first;
+	if (best == NULL && r->assume) {
+		/* No snapshot to convert with: the time taken as it is. */
+		r->st.clock_assumed++;
+		*out = t;
+		return 1;
+	}
 	if (best == NULL) {
 		r->st.ts_unconvertible++;
 		return -ENOENT;
@@ -284,14 +284,10 @@ bool
 frames_ftl_clock_hold(struct frames_ftl *r, const struct frames_ftl_pkt *pk,
 		      int kind, const struct frames_ftl_event *ev)
 {
-	uint32_t clock =
-		pk->has_clock ? pk->clock : frames_ftl_clock_default(r);
 	struct frames_ftl_held *h;
 	size_t len;
 
-	if (clock == FTL_CLOCK_MONOTONIC || clock == 0 ||
-	    clock >= CLOCK_SLOTS || (r->snap_clocks & (1u << clock)) != 0 ||
-	    r->assume || pk->ts >= (uint64_t)TS_LIMIT)
+	if (pk->ts >= (uint64_t)TS_LIMIT)
 		return false;
 	len = ev->layer_len < FTL_LAYER_MAX ? ev->layer_len : FTL_LAYER_MAX;
 	if (!grow((void **)&r->held, &r->held_cap, (size_t)r->held_len + 1,

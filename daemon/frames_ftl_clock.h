@@ -28,11 +28,25 @@ int frames_ftl_clock_to_mono(struct frames_ftl *r, uint32_t clock, uint64_t ts,
 			     int64_t *out);
 
 /*
- * Holds the event ev of kind, in the packet whose header is pk, when its
- * clock needs a snapshot that has not come and the reader still waits for
- * one (frames_ftl.h, Clocks); the layer name is copied.  Returns true when
- * the event was taken: it is applied through frames_ftl_join_apply() when
- * a snapshot comes, at the bound or at frames_ftl_clock_end().
+ * Whether an event of clock must wait for a snapshot: a builtin clock
+ * other than MONOTONIC that no snapshot has, while the reader still waits
+ * (frames_ftl.h, Clocks).  Inline: it is asked of every event.
+ */
+static inline bool
+frames_ftl_clock_waits(const struct frames_ftl *r, uint32_t clock)
+{
+	return clock != FTL_CLOCK_MONOTONIC && clock != 0 &&
+	       clock < CLOCK_SLOTS && (r->snap_clocks & (1u << clock)) == 0 &&
+	       !r->assume;
+}
+
+/*
+ * Holds the event ev of kind, in the packet whose header is pk, whose
+ * clock frames_ftl_clock_waits() for; the layer name is copied.  Returns
+ * true when the event was taken: it is applied through
+ * frames_ftl_join_apply() when a snapshot comes, at the bound or at
+ * frames_ftl_clock_end(); false for a timestamp out of range, which the
+ * conversion rejects and counts.
  */
 bool frames_ftl_clock_hold(struct frames_ftl *r,
 			   const struct frames_ftl_pkt *pk, int kind,

@@ -463,17 +463,18 @@ void
 frames_ftl_join_apply(struct frames_ftl *r, const struct frames_ftl_pkt *pk,
 		      int kind, const struct frames_ftl_event *ev)
 {
+	uint32_t clock =
+		pk->has_clock ? pk->clock : frames_ftl_clock_default(r);
 	struct frames_ftl_ent *e;
 	unsigned flags;
 	int64_t t;
 	int rc;
 
 	/* Held back for a ClockSnapshot still to come. */
-	if (frames_ftl_clock_hold(r, pk, kind, ev))
+	if (frames_ftl_clock_waits(r, clock) &&
+	    frames_ftl_clock_hold(r, pk, kind, ev))
 		return;
-	rc = frames_ftl_clock_to_mono(
-		r, pk->has_clock ? pk->clock : frames_ftl_clock_default(r),
-		pk->ts, &t);
+	rc = frames_ftl_clock_to_mono(r, clock, pk->ts, &t);
 	if (rc < 0)
 		return;
 	flags = rc > 0 ? FTL_FRAME_CLOCK_ASSUMED : 0;
