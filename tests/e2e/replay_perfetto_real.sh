@@ -12,8 +12,11 @@
 # /v1/taps, the flags and tags by name.  The power-mode trace's one app
 # frame is presented before it starts: no latency may come of it.  A
 # control replays a copy of the trace with one present changed by 1 ns,
-# which the checks must catch.  Run from the repository root; BUILD names
-# the build directory (default build).
+# which the checks must catch.  Last, a trace written here whose
+# ClockSnapshot comes after its first frame, with a SurfaceView layer and
+# AOSP's stand-in start and presents: converted, matched by layer name,
+# flagged.  Run from the repository root; BUILD names the build directory
+# (default build).
 set -u
 
 BUILD=${BUILD:-build}
@@ -142,5 +145,104 @@ check "the power-mode trace replays" 0 "$rc"
 check "the frame presented before its start measures nothing" "none 0" \
 	"$(q "$db" 'SELECT coalesce(first_frame_ns, "none"), frames FROM taps')"
 check "and is no response frame" 0 "$(q "$db" 'SELECT count(*) FROM tap_frames')"
+
+# Not Perfetto's, written here: a trace whose ClockSnapshot comes after
+# its first frame, an app on a SurfaceView layer, and AOSP's stand-ins.
+# Its first frame, before the snapshot, is a SurfaceView's whose
+# prediction expired, presented with the fallback for an invalid fence;
+# its second, after it, is presented at its display frame's start + 4 ms.
+# The foreground is app:com.foo (no pid), so only the layer names say
+# whose the frames are.
+python3 - >"$work/late.pftrace" <<'PY'
+import sys
+
+
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def fint(f, v):
+    return varint(f << 3) + varint(v)
+
+
+def fbytes(f, b):
+    return varint(f << 3 | 2) + varint(len(b)) + b
+
+
+def event(ts, kind, body):
+    # timestamp (8), timestamp_clock_id (58) BOOTTIME, sequence (10),
+    # frame_timeline_event (76) holding member kind.
+    pkt = fint(8, ts) + fint(58, 6) + fint(10, 1) + fbytes(76, fbytes(kind, body))
+    return fbytes(1, pkt)
+
+
+def display(ts, cookie, token, jank):
+    return event(ts, 2, fint(1, cookie) + fint(2, token) + fint(3, 666) +
+                 fint(4, 1) + fint(7, jank))
+
+
+def surface(ts, cookie, token, dtoken, layer, present, jank, prediction):
+    return event(ts, 4, fint(1, cookie) + fint(2, token) + fint(3, dtoken) +
+                 fint(4, 1000) + fbytes(5, layer) + fint(6, present) +
+                 fint(9, jank) + fint(10, prediction))
+
+
+def end(ts, cookie):
+    return event(ts, 5, fint(1, cookie))
+
+
+def snapshot(boot, mono):
+    c1 = fint(1, 6) + fint(2, boot)
+    c2 = fint(1, 3) + fint(2, mono)
+    return fbytes(1, fbytes(6, fbytes(1, c1) + fbytes(1, c2)))
+
+
+ms = 1000000
+out = b""
+# Before the snapshot: a SurfaceView frame whose prediction expired
+# (start = ready - 2 ms), presented by a display frame whose fence was
+# invalid (jank UNKNOWN | DISPLAY_HAL, the composition's end for present).
+out += display(100 * ms, 1, 10, 0x108) + end(103 * ms, 1)
+out += surface(90 * ms, 2, 1, 10,
+               b"TX - SurfaceView[com.foo/com.foo.Main](BLAST)#13", 5, 0x100, 2)
+out += end(92 * ms, 2)
+# The snapshot: BOOTTIME 0 is MONOTONIC 5 s.
+out += snapshot(0, 5000 * ms)
+# After it: a present written as start + 4 ms, Buffer Stuffing.
+out += display(300 * ms, 3, 20, 0x1) + end(304 * ms, 3)
+out += surface(290 * ms, 4, 2, 20, b"TX - com.foo/com.foo.Main#0", 1, 0x80, 1)
+out += end(299 * ms, 4)
+sys.stdout.buffer.write(out)
+PY
+cat >"$work/late.getevent" <<'EOF'
+[       5.088000] EV_ABS       ABS_MT_TRACKING_ID   00000000
+[       5.088000] EV_SYN       SYN_REPORT           00000000
+[       5.090000] EV_ABS       ABS_MT_TRACKING_ID   ffffffff
+[       5.090000] EV_SYN       SYN_REPORT           00000000
+[       5.245000] EV_ABS       ABS_MT_TRACKING_ID   00000001
+[       5.245000] EV_SYN       SYN_REPORT           00000000
+[       5.250000] EV_ABS       ABS_MT_TRACKING_ID   ffffffff
+[       5.250000] EV_SYN       SYN_REPORT           00000000
+EOF
+db="$work/late.db"
+out=$("$TAPD" replay --input "getevent:$work/late.getevent" \
+	--frames "ftl:$work/late.pftrace" --foreground app:com.foo \
+	--db "$db" 2>&1)
+check "the late-snapshot trace replays" 0 "$?"
+holds "the events before the snapshot waited for it, none was assumed" \
+	grep -q "clocks: 4 events waited for a later clock snapshot, 0 read without one" <<<"$out"
+# first_frame; start_estimated and present_estimated (128 and 256); tags.
+check "the SurfaceView frame answers the first tap, both times estimated" \
+	"13000000 384 1" \
+	"$(q "$db" 'SELECT first_frame_ns, flags & 448, jank_tags FROM taps ORDER BY id LIMIT 1')"
+check "the second tap: converted by the snapshot, present estimated, Buffer Stuffing" \
+	"54000000 256 8" \
+	"$(q "$db" 'SELECT first_frame_ns, flags & 448, jank_tags FROM taps ORDER BY id LIMIT 1 OFFSET 1')"
 
 finish
