@@ -538,6 +538,84 @@ test_power_mode(void **state)
 	assert_true(res.r[0].first_frame_ns == -1);
 }
 
+/* One frame of pid 1000 for the correlator, with its flags. */
+static void
+flagged_frame(struct correlate *c, int64_t start, int64_t present,
+	      unsigned flags)
+{
+	struct correlate_frame cf;
+
+	memset(&cf, 0, sizeof(cf));
+	cf.pid = 1000;
+	cf.start_ns = start;
+	cf.present_ns = present;
+	cf.jank = 0x1;
+	cf.flags = flags;
+	assert_int_equal(correlate_feed_frame(c, &cf), 0);
+}
+
+/*
+ * Which response frames make a tap's flags: start_estimated from the
+ * first only, present_estimated from the first or the burst's last,
+ * clock_assumed from any.
+ */
+static void
+test_tap_flags(void **state)
+{
+	static const struct {
+		unsigned f0, f1, f2, f3;
+		unsigned want;
+	} cases[] = {
+		{0, 0, 0, 0, 0},
+		{CORRELATE_FRAME_START_ESTIMATED, 0, 0, 0,
+		 CORRELATE_FLAG_START_ESTIMATED},
+		{0, CORRELATE_FRAME_START_ESTIMATED, 0, 0, 0},
+		{CORRELATE_FRAME_PRESENT_ESTIMATED, 0, 0, 0,
+		 CORRELATE_FLAG_PRESENT_ESTIMATED},
+		/* The middle of the burst makes neither latency. */
+		{0, CORRELATE_FRAME_PRESENT_ESTIMATED, 0, 0, 0},
+		{0, 0, CORRELATE_FRAME_PRESENT_ESTIMATED, 0,
+		 CORRELATE_FLAG_PRESENT_ESTIMATED},
+		/* After the burst, a frame is in no latency either. */
+		{0, 0, 0, CORRELATE_FRAME_PRESENT_ESTIMATED, 0},
+		{0, 0, 0, CORRELATE_FRAME_CLOCK_ASSUMED,
+		 CORRELATE_FLAG_CLOCK_ASSUMED},
+	};
+	const unsigned mask = CORRELATE_FLAG_START_ESTIMATED |
+			      CORRELATE_FLAG_PRESENT_ESTIMATED |
+			      CORRELATE_FLAG_CLOCK_ASSUMED;
+	static struct results res;
+	struct correlate_tap tap;
+	struct correlate *c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		c = NULL;
+		memset(&res, 0, sizeof(res));
+		assert_int_equal(correlate_new(NULL, &c), 0);
+		correlate_set_coverage(c, 0);
+		/* A burst of three 16 ms apart, then one 1 s later. */
+		flagged_frame(c, 1100 * MS, 1116 * MS, cases[i].f0);
+		flagged_frame(c, 1116 * MS, 1132 * MS, cases[i].f1);
+		flagged_frame(c, 1132 * MS, 1148 * MS, cases[i].f2);
+		flagged_frame(c, 2100 * MS, 2116 * MS, cases[i].f3);
+		memset(&tap, 0, sizeof(tap));
+		tap.t_down_ns = 1000 * MS;
+		tap.t_up_ns = 1050 * MS;
+		tap.pid = 1000;
+		assert_int_equal(correlate_feed_tap(c, &tap), 0);
+		assert_int_equal(correlate_finish(c, INT64_MAX, INT64_MAX,
+						  collect, &res),
+				 0);
+		assert_int_equal(res.n, 1);
+		assert_int_equal(res.r[0].frames, 4);
+		assert_true(res.r[0].settle_ns == 98 * MS);
+		assert_int_equal(res.r[0].flags & mask, cases[i].want);
+		correlate_free(c);
+	}
+}
+
 /* Perfetto's CalculateSurfaceFrameJankTag, case by case. */
 static void
 test_jank_tags(void **state)
@@ -619,6 +697,7 @@ main(void)
 		cmocka_unit_test(test_present_estimated),
 		cmocka_unit_test(test_perfetto_first_frames),
 		cmocka_unit_test(test_power_mode),
+		cmocka_unit_test(test_tap_flags),
 		cmocka_unit_test(test_jank_tags),
 		cmocka_unit_test(test_layer_names),
 	};
