@@ -34,7 +34,7 @@
  * are dropped and counted as unconvertible.
  *
  * A ClockSnapshot may come after the data it converts (traced writes one
- * at the head of the file, but tools that build traces do not always), or
+ * at the head of the file, but programs that build traces do not always), or
  * never.  So an event whose builtin clock no snapshot has yet is held back,
  * decoded, until one does: the snapshot that comes converts every held
  * event (a time before every snapshot uses the earliest one, as above).
