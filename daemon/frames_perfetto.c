@@ -274,12 +274,7 @@ emit_ftl(struct frames_perfetto *fl, struct session *s, frames_live_cb cb,
 			continue;
 		}
 		frames_seen_add(fl->seen, key);
-		memset(&cf, 0, sizeof(cf));
-		cf.pid = f.pid;
-		cf.layer = f.layer;
-		cf.start_ns = f.start_ns;
-		cf.present_ns = f.present_ns;
-		cf.jank = f.jank;
+		frames_ftl_frame_to_correlate(&f, &cf);
 		fl->st->frames++;
 		rc = cb(ctx, &cf);
 		if (rc < 0)

@@ -39,8 +39,11 @@ const char *const store_status_names[STORE_STATUS_COUNT + 1] = {
 };
 
 const char *const store_flag_names[STORE_FLAG_COUNT + 1] = {
-	"busy_before",	    "settle_capped",   "interrupted", "input_dropped",
-	"end_from_latency", "end_unconfirmed", NULL,
+	"busy_before",	     "settle_capped",
+	"interrupted",	     "input_dropped",
+	"end_from_latency",  "end_unconfirmed",
+	"clock_assumed",     "start_estimated",
+	"present_estimated", NULL,
 };
 
 static int
@@ -103,8 +106,9 @@ const char *const store__stmt_sql[STORE_STMT_N] = {
 	[STORE_STMT_INSERT_TAP] =
 		"INSERT INTO taps (run, session, app, pid, kind, status,"
 		" flags, t_down_ns, t_up_ns, wall_ns, x, y, first_frame_ns,"
-		" settle_ns, frames, jank, id) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-		" ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+		" settle_ns, frames, jank, id, jank_tags) VALUES (?1, ?2, ?3,"
+		" ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+		" ?17, ?18)",
 	[STORE_STMT_INSERT_RUN] = "INSERT INTO runs (mode, source, started_ns)"
 				  " VALUES (?1, ?2, ?3)",
 	[STORE_STMT_END_RUN] = "UPDATE runs SET ended_ns = ?1, stats = ?2"

@@ -28,7 +28,17 @@
 /* Finalized on an idle screen (docs/DESIGN.md 1.6). */
 #define STORE_FLAG_END_FROM_LATENCY 0x10u
 #define STORE_FLAG_END_UNCONFIRMED  0x20u
-#define STORE_FLAG_COUNT	    6
+/*
+ * How the response frames' times were come by (docs/DESIGN.md 1.6): a
+ * response frame's clock taken with offset 0 (a trace without a
+ * ClockSnapshot); the first response frame's start is SurfaceFlinger's
+ * stand-in for an expired prediction; the present of the first response
+ * frame or of the burst's last is one of SurfaceFlinger's fallbacks.
+ */
+#define STORE_FLAG_CLOCK_ASSUMED     0x40u
+#define STORE_FLAG_START_ESTIMATED   0x80u
+#define STORE_FLAG_PRESENT_ESTIMATED 0x100u
+#define STORE_FLAG_COUNT	     9
 
 /*
  * The gesture kinds and the statuses of a tap.  Their names below are the
@@ -98,6 +108,8 @@ struct store_tap {
 	int32_t frames;		/* response frames */
 	uint32_t jank;		/* union of the response frames' jank bits */
 	int64_t session;	/* 0 for none */
+	/* union of the response frames' jank tags (janktag.h) */
+	uint32_t jank_tags;
 };
 
 struct store;

@@ -244,8 +244,8 @@ sqlite3 *store__sqlite(struct store *st);
  */
 #define STORE__TAP_COLUMNS                                                     \
 	"id, app, pid, kind, status, flags, t_down_ns, t_up_ns, wall_ns, x, "  \
-	"y, first_frame_ns, settle_ns, frames, jank, session"
-#define STORE__TAP_NCOLUMNS 16
+	"y, first_frame_ns, settle_ns, frames, jank, session, jank_tags"
+#define STORE__TAP_NCOLUMNS 17
 
 /*
  * Reads the current row of a statement that selected STORE__TAP_COLUMNS

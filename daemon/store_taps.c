@@ -265,6 +265,7 @@ store__tap_row(sqlite3_stmt *stmt, int64_t *id, struct store_tap *tap)
 	tap->frames = store_column_int32(stmt, 13);
 	tap->jank = (uint32_t)store_column_int64(stmt, 14, 0);
 	tap->session = store_column_int64(stmt, 15, 0);
+	tap->jank_tags = (uint32_t)store_column_int64(stmt, 16, 0);
 	return 0;
 }
 

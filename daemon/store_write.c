@@ -239,6 +239,8 @@ store_bind_tap(struct store *st, const struct store__held *h)
 		rc = sqlite3_bind_int64(stmt, 16, (int64_t)tap->jank);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(stmt, 17, h->id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(stmt, 18, (int64_t)tap->jank_tags);
 	return rc;
 }
 

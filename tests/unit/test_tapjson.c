@@ -19,6 +19,7 @@
 #include <sqlite3.h>
 
 #include "fixture.h"
+#include "janktag.h"
 #include "store.h"
 #include "store_sql.h"
 #include "tapjson.h"
@@ -42,6 +43,7 @@ full_tap(struct store_tap *tap)
 	tap->settle_ns = 250000499;
 	tap->frames = 17;
 	tap->jank = 0x1u | 0x40u | 0x400u;
+	tap->jank_tags = JANKTAG_SELF | JANKTAG_BUFFER_STUFFING;
 	tap->session = 3;
 }
 
@@ -99,6 +101,8 @@ test_full(void **state)
 		   "\"x\":540.25,\"y\":1200.5,\"first_frame_ms\":41.235,"
 		   "\"settle_ms\":250,\"frames\":17,"
 		   "\"jank\":[\"app_deadline_missed\",\"dropped\"],"
+		   "\"jank_tags\":[\"self_jank\",\"buffer_stuffing\"],"
+		   "\"jank_perceivable\":true,"
 		   "\"session\":3}");
 	cJSON_free(s);
 	cJSON_Delete(obj);
@@ -136,7 +140,13 @@ test_nulls(void **state)
 	item = cJSON_GetObjectItemCaseSensitive(obj, "t_up_ns");
 	assert_true(cJSON_IsString(item));
 	assert_string_equal(item->valuestring, "2000");
-	assert_int_equal(cJSON_GetArraySize(obj), 16);
+	/* No tags: an empty array, and nothing perceivable. */
+	item = cJSON_GetObjectItemCaseSensitive(obj, "jank_tags");
+	assert_true(cJSON_IsArray(item));
+	assert_int_equal(cJSON_GetArraySize(item), 0);
+	item = cJSON_GetObjectItemCaseSensitive(obj, "jank_perceivable");
+	assert_true(cJSON_IsFalse(item));
+	assert_int_equal(cJSON_GetArraySize(obj), 18);
 	cJSON_Delete(obj);
 }
 
@@ -165,12 +175,13 @@ test_names(void **state)
 
 	(void)state;
 	/* Every flag bit in bit order; an unknown bit is left out. */
-	arr = tapjson_flags_new(0xffu);
+	arr = tapjson_flags_new(0xfffu);
 	assert_non_null(arr);
 	joined(arr, buf, sizeof(buf));
 	assert_string_equal(buf, "busy_before settle_capped interrupted "
 				 "input_dropped end_from_latency "
-				 "end_unconfirmed");
+				 "end_unconfirmed clock_assumed "
+				 "start_estimated present_estimated");
 	cJSON_Delete(arr);
 	arr = tapjson_flags_new(STORE_FLAG_SETTLE_CAPPED);
 	joined(arr, buf, sizeof(buf));
@@ -195,6 +206,15 @@ test_names(void **state)
 	cJSON_Delete(arr);
 	arr = tapjson_jank_new(0);
 	assert_int_equal(cJSON_GetArraySize(arr), 0);
+	cJSON_Delete(arr);
+
+	/* Every jank tag in bit order; an unknown bit is left out. */
+	arr = tapjson_jank_tags_new(0xffffffffu);
+	assert_non_null(arr);
+	joined(arr, buf, sizeof(buf));
+	assert_string_equal(buf, "self_jank other_jank dropped_frame "
+				 "buffer_stuffing sf_stuffing non_perceivable "
+				 "unspecified");
 	cJSON_Delete(arr);
 }
 
@@ -277,21 +297,22 @@ test_csv(void **state)
 	(void)state;
 	assert_string_equal(h, "id,app,pid,kind,status,flags,t_down_ns,t_up_ns,"
 			       "wall_time,x,y,first_frame_ms,settle_ms,frames,"
-			       "jank,session\r\n");
+			       "jank,jank_tags,jank_perceivable,session\r\n");
 	full_tap(&tap);
 	line = csv_line(77, &tap);
 	assert_string_equal(line, "77,com.example.app,4242,long_press,ok,"
 				  "busy_before|input_dropped,9007198804740993,"
 				  "9007199254740993,2026-12-01T05:37:54.123Z,"
 				  "540.25,1200.5,41.235,250.000,17,"
-				  "app_deadline_missed|dropped,3\r\n");
+				  "app_deadline_missed|dropped,"
+				  "self_jank|buffer_stuffing,true,3\r\n");
 	assert_int_equal(count_char(line, ','), count_char(h, ','));
 	free(line);
 
 	null_tap(&tap);
 	line = csv_line(1, &tap);
-	assert_string_equal(line, "1,,,tap,no_response,,1000,2000,,,,,,0,,"
-				  "\r\n");
+	assert_string_equal(line, "1,,,tap,no_response,,1000,2000,,,,,,0,,,"
+				  "false,\r\n");
 	free(line);
 
 	/* A comma, a quote and a line break are quoted, quotes doubled. */
@@ -300,12 +321,13 @@ test_csv(void **state)
 	tap.x = 0.1;
 	tap.first_frame_ns = 999;
 	tap.jank = 0;
+	tap.jank_tags = JANKTAG_OTHER;
 	tap.flags = 0;
 	line = csv_line(2, &tap);
 	assert_string_equal(line, "2,\"com.a,\"\"b\"\"\r\nc\",4242,long_press,"
 				  "ok,,9007198804740993,9007199254740993,"
 				  "2026-12-01T05:37:54.123Z,0.1,1200.5,0.001,"
-				  "250.000,17,,3\r\n");
+				  "250.000,17,,other_jank,true,3\r\n");
 	free(line);
 	tap.app = "quote\"only";
 	line = csv_line(3, &tap);
