@@ -56,12 +56,13 @@ device_of() {
 		"\(.touch.y.max) \(.screen.width) \(.screen.height)"' "$1"
 }
 
-# selfcheck TAPS WINDOWS_LOG XMIN XMAX YMIN YMAX W H: the reader of
-# windows.log and the hit-test described above.  Prints what is wrong;
-# exits 0 when nothing is.
+# selfcheck TAPS WINDOWS_LOG XMIN XMAX YMIN YMAX W H [ORIENTATION]: the
+# reader of windows.log and the hit-test described above; ORIENTATION
+# overrides the viewports' (for a control).  Prints what is wrong; exits
+# 0 when nothing is.
 selfcheck() {
 	awk -v xmin="$3" -v xmax="$4" -v ymin="$5" -v ymax="$6" \
-		-v W="$7" -v H="$8" '
+		-v W="$7" -v H="$8" -v force="${9:-}" '
 	function rect_has(s, x, y,   a) {
 		if (s !~ /^\[-?[0-9]+,-?[0-9]+\]\[-?[0-9]+,-?[0-9]+\]$/)
 			return 0
@@ -163,6 +164,8 @@ selfcheck() {
 				bad++
 				continue
 			}
+			if (force != "")
+				orient[b] = force + 0
 			rx = xmin + int(tx[k] / sx + 0.5)
 			ry = ymin + int(ty[k] / sy + 0.5)
 			if (orient[b] == 1) {
@@ -278,6 +281,29 @@ if ! cmp -s "$dir/windows.log" "$work/moved.log" &&
 	ok "control: the generator check catches a window moved off its taps"
 else
 	ko "control: the generator check missed a moved window"
+fi
+
+# The rotated display matters: read as unturned, its taps miss.
+dir="$work/rotated-1"
+# shellcheck disable=SC2046
+if ! selfcheck "$dir/taps.txt" "$dir/windows.log" \
+	$(device_of "$dir/truth.json") 0 >/dev/null; then
+	ok "control: the rotated taps miss their windows on an unturned display"
+else
+	ko "control: the rotation changes no tap's window"
+fi
+
+# The same scenario and seed give the same files.
+same=1
+"$SIM" gen --scenario ime --seed 1 --out "$work/det" >/dev/null 2>&1 || same=0
+for f in input.getevent frames.pftrace foreground.log device.json \
+	truth.json windows.log processes.log; do
+	cmp "$work/ime-1/$f" "$work/det/$f" >>"$work/cmp.log" 2>&1 || same=0
+done
+if [ "$same" -eq 1 ]; then
+	ok "determinism: ime seed 1 twice, the same session"
+else
+	ko "determinism: ime seed 1 gave two sessions" "$(cat "$work/cmp.log")"
 fi
 
 # tapd-sim check on its own: a database written from the truth itself,
