@@ -105,7 +105,8 @@ activity_win(struct winscen *ws, int i, const char *package,
 		 (unsigned)rng_range(ws->rng, 0x1000000, 0xfffffff), package,
 		 short_name, (int)rng_range(ws->rng, 20, 400));
 	x->app_token = token(ws);
-	ws->win[i].id = (int32_t)rng_range(ws->rng, 100, 2000);
+	/* Activities' windows come after the system's: higher ids. */
+	x->id = (int32_t)rng_range(ws->rng, 100, 2000);
 }
 
 static int

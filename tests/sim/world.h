@@ -148,7 +148,7 @@ struct world_rect {
 /* One input window as the dispatcher lists it. */
 struct world_win {
 	char name[128];
-	char app_name[128]; /* applicationInfo.name, "" for none */
+	char app_name[192]; /* applicationInfo.name, "" for none */
 	int32_t id;
 	uint32_t config; /* WORLD_IC_* */
 	struct world_rect frame;
