@@ -355,6 +355,26 @@ elif { echo "CREATE TABLE taps (id INTEGER PRIMARY KEY, app TEXT, pid" \
 		"$dir/truth.json" >"$work/plain.json"
 	holds "check: a truth without windows needs no window column" \
 		"$SIM" check --truth "$work/plain.json" --db "$db"
+	# With the columns, a truth without windows wants the foreground's.
+	jq '.gestures[].attribution = "foreground"' "$work/plain.json" \
+		>"$work/fg.json"
+	db="$work/fg.db"
+	{ echo "CREATE TABLE taps (id INTEGER PRIMARY KEY, app TEXT, pid" \
+		"INTEGER, kind TEXT, status TEXT, flags INTEGER, t_down_ns" \
+		"INTEGER, t_up_ns INTEGER, first_frame_ns INTEGER, settle_ns" \
+		"INTEGER, frames INTEGER, jank INTEGER, window TEXT," \
+		"attribution TEXT);"
+		truth_db "$work/fg.json"; } | sqlite3 "$db"
+	holds "check: a foreground attribution matches a truth without windows" \
+		"$SIM" check --truth "$work/plain.json" --db "$db"
+	sqlite3 "$db" "UPDATE taps SET attribution = 'window' WHERE id = 1"
+	out=$("$SIM" check --truth "$work/plain.json" --db "$db" 2>&1)
+	if [ $? -eq 1 ] && printf '%s\n' "$out" | grep -q '^    attribution '; then
+		ok "check: a window attribution is a mismatch without windows"
+	else
+		ko "check: a window attribution is not caught without windows" \
+			"$out"
+	fi
 else
 	ko "check: cannot write a database from the truth"
 fi

@@ -29,6 +29,7 @@ struct gesture {
 	char window[160];
 	int has_window;
 	char attribution[16];
+	int db_columns; /* a row of a database with both columns */
 	int matched;
 };
 
@@ -299,8 +300,14 @@ has_column(sqlite3 *db, const char *name)
 	return found;
 }
 
+/*
+ * Reads the taps of a database.  need says the truth attributes by
+ * window: the window and attribution columns must then be there.
+ * Without need they are read when present, so that a truth made before
+ * them checks that the database attributed by the foreground.
+ */
 static int
-load_db(const char *path, struct list *l, int windows)
+load_db(const char *path, struct list *l, int need)
 {
 	static const char sql_plain[] =
 		"SELECT id, app, pid, kind, status, flags, t_down_ns, "
@@ -309,12 +316,12 @@ load_db(const char *path, struct list *l, int windows)
 		"SELECT id, app, pid, kind, status, flags, t_down_ns, "
 		"t_up_ns, first_frame_ns, settle_ns, frames, jank, window, "
 		"attribution FROM taps";
-	const char *sql = windows ? sql_windows : sql_plain;
+	const char *sql = sql_plain;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	struct gesture *g;
 	const unsigned char *s;
-	int rc, step;
+	int rc, step, windows;
 
 	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
 	if (rc != SQLITE_OK) {
@@ -323,8 +330,10 @@ load_db(const char *path, struct list *l, int windows)
 		rc = -EIO;
 		goto out;
 	}
-	if (windows &&
-	    (!has_column(db, "window") || !has_column(db, "attribution"))) {
+	windows = has_column(db, "window") && has_column(db, "attribution");
+	if (windows)
+		sql = sql_windows;
+	if (need && !windows) {
 		msg_warnx("cannot compare '%s': its table 'taps' has no "
 			  "column 'window' or 'attribution' (migration 007), "
 			  "which a truth attributing taps by window needs",
@@ -362,6 +371,7 @@ load_db(const char *path, struct list *l, int windows)
 		g->jank = col_i64(st, 11, 0);
 		if (!windows)
 			continue;
+		g->db_columns = 1;
 		s = sqlite3_column_text(st, 12);
 		g->has_window = s != NULL;
 		copy_str(g->window, sizeof(g->window), (const char *)s);
@@ -487,12 +497,22 @@ compare(const struct gesture *t, const struct gesture *d, size_t idx)
 		snprintf(b, sizeof(b), "0x%" PRIx64, d->jank);
 		DIFF("jank", a, b);
 	}
-	if (t->by_window && (t->has_window != d->has_window ||
-			     strcmp(t->window, d->window) != 0))
-		DIFF("window", t->has_window ? t->window : "null",
-		     d->has_window ? d->window : "null");
-	if (t->by_window && strcmp(t->attribution, d->attribution) != 0)
-		DIFF("attribution", t->attribution, d->attribution);
+	if (t->by_window || d->db_columns) {
+		/*
+		 * A truth without windows is a session without window lists:
+		 * the app is the foreground's, and no window is named.
+		 */
+		const char *want = t->by_window ? t->attribution
+				   : t->has_app ? "foreground"
+						: "none";
+
+		if (t->has_window != d->has_window ||
+		    strcmp(t->window, d->window) != 0)
+			DIFF("window", t->has_window ? t->window : "null",
+			     d->has_window ? d->window : "null");
+		if (strcmp(want, d->attribution) != 0)
+			DIFF("attribution", want, d->attribution);
+	}
 #undef DIFF
 	return diffs;
 }
