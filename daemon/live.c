@@ -150,12 +150,22 @@ static void
 wake_tick(struct live *l, int now_too)
 {
 	int64_t now = loop_now_ns(), at = l->last_tick_ns + TICK_MS * MS;
+	size_t i;
 
 	l->active_ns = now;
 	if (at < now || now_too)
 		at = now;
 	if (at < loop_timer_due(l->tick) && loop_timer_at(l->tick, at) < 0)
 		log_warn("cannot arm the heartbeat");
+	/* A source's timer slowed down while idle is back to its period. */
+	for (i = 0; i < l->n_src; i++) {
+		if (!l->watch[i].timer)
+			continue;
+		at = now + source_timer_ms(l->src[i]) * MS;
+		if (at < loop_timer_due(l->watch[i].timer) &&
+		    loop_timer_at(l->watch[i].timer, at) < 0)
+			log_warn("cannot arm a source's timer");
+	}
 }
 
 static int
