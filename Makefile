@@ -331,9 +331,18 @@ bench-http: deps all
 bench: deps all
 	BUILD=$(BUILD) bash bench/run.sh
 # tapd run's own cost, live, for 3 minutes (BENCH_LIVE_SECONDS=120 of taps,
-# then BENCH_LIVE_IDLE_SECONDS=60 idle; bench/live/run.sh explains it).
+# then BENCH_LIVE_IDLE_SECONDS=60 idle; bench/live/run.sh explains it), of
+# this build and, side by side, of the static Android x86_64 one, the
+# binary a phone runs, when it can be built here (its libraries are
+# cached; an x86_64 machine runs it).
 bench-live: all
-	BUILD=$(BUILD) bash bench/live/run.sh
+	$(Q)android=$(BUILD)/android/x86_64/tapd; \
+	if [ "$$(uname -m)" != x86_64 ] || ! $(MAKE) --no-print-directory \
+		android ANDROID_ABIS=x86_64 >$(BUILD)/bench-live-android.log 2>&1; then \
+		echo "bench-live: no static Android x86_64 build (see $(BUILD)/bench-live-android.log)"; \
+		android=; \
+	fi; \
+	BUILD=$(BUILD) BENCH_LIVE_ANDROID=$$android bash bench/live/run.sh
 
 format:
 	clang-format -i $(FORMAT_SRCS)

@@ -60,7 +60,7 @@ cmd_tail_event(void *arg, const char *type, const char *id, const char *data,
 {
 	struct cmd_tail *tl = arg;
 	const cJSON *missed;
-	char cells[CMD_TAPS_CELLS][256], text[256], *line;
+	char cells[CMD_TAPS_NCELLS][256], text[256], *line;
 	cJSON *tap;
 
 	tap = cJSON_ParseWithLength(data, len);
@@ -96,16 +96,16 @@ cmd_tail_event(void *arg, const char *type, const char *id, const char *data,
 	} else {
 		if (tl->lines == 0)
 			printf("%8s  %-24s  %-28s  %-10s  %-24s  %-10s  %-18s  "
-			       "%9s  %9s  %6s  %s\n",
+			       "%9s  %9s  %6s  %-16s  %s\n",
 			       "ID", "TIME", "APP", "BY", "WINDOW", "KIND",
 			       "STATUS", "FIRST_MS", "SETTLE_MS", "FRAMES",
-			       "FLAGS");
+			       "FLAGS", "JANK");
 		cmd_taps_cells(tap, cells);
 		printf("%8s  %-24s  %-28s  %-10s  %-24s  %-10s  %-18s  %9s  "
-		       "%9s  %6s  %s\n",
+		       "%9s  %6s  %-16s  %s\n",
 		       cells[0], cells[1], cells[2], cells[3], cells[4],
 		       cells[5], cells[6], cells[7], cells[8], cells[9],
-		       cells[10]);
+		       cells[10], cells[11]);
 	}
 	cJSON_Delete(tap);
 	tl->lines++;

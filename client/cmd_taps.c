@@ -85,18 +85,18 @@ cmd_taps_usage(FILE *f)
 }
 
 void
-cmd_taps_cells(const cJSON *tap, char cells[CMD_TAPS_CELLS][256])
+cmd_taps_cells(const cJSON *tap, char cells[CMD_TAPS_NCELLS][256])
 {
-	static const char *const keys[CMD_TAPS_CELLS] = {
+	static const char *const keys[CMD_TAPS_NCELLS] = {
 		"id",	     "wall_time", "app",    "attribution",
 		"window",    "kind",	  "status", "first_frame_ms",
-		"settle_ms", "frames",	  "flags",
+		"settle_ms", "frames",	  "flags",  "jank_tags",
 	};
 	const cJSON *v;
 	char raw[256];
 	size_t i;
 
-	for (i = 0; i < CMD_TAPS_CELLS; i++) {
+	for (i = 0; i < CMD_TAPS_NCELLS; i++) {
 		v = cJSON_GetObjectItemCaseSensitive(tap, keys[i]);
 		if (i == 7 || i == 8) {
 			/* Latencies to the microsecond, as the API gives. */
@@ -115,24 +115,24 @@ cmd_taps_cells(const cJSON *tap, char cells[CMD_TAPS_CELLS][256])
 static int
 cmd_taps_table(const cJSON *taps)
 {
-	static const char *const hdr[CMD_TAPS_CELLS] = {
+	static const char *const hdr[CMD_TAPS_NCELLS] = {
 		"ID",	  "TIME",     "APP",	   "BY",     "WINDOW", "KIND",
-		"STATUS", "FIRST_MS", "SETTLE_MS", "FRAMES", "FLAGS",
+		"STATUS", "FIRST_MS", "SETTLE_MS", "FRAMES", "FLAGS",  "JANK",
 	};
-	char cells[CMD_TAPS_CELLS][256];
-	const char *cp[CMD_TAPS_CELLS];
+	char cells[CMD_TAPS_NCELLS][256];
+	const char *cp[CMD_TAPS_NCELLS];
 	struct table *t = NULL;
 	const cJSON *tap;
 	size_t i;
 	int rc;
 
-	if ((rc = table_new(CMD_TAPS_CELLS, hdr, &t)) < 0)
+	if ((rc = table_new(CMD_TAPS_NCELLS, hdr, &t)) < 0)
 		return rc;
 	table_align(t, 0, TABLE_RIGHT);
 	table_align(t, 7, TABLE_RIGHT);
 	table_align(t, 8, TABLE_RIGHT);
 	table_align(t, 9, TABLE_RIGHT);
-	for (i = 0; i < CMD_TAPS_CELLS; i++)
+	for (i = 0; i < CMD_TAPS_NCELLS; i++)
 		cp[i] = cells[i];
 	cJSON_ArrayForEach(tap, taps)
 	{

@@ -19,14 +19,15 @@ void cmd_taps_usage(FILE *f);
 int cmd_taps(struct cmd_ctx *ctx, int argc, char **argv);
 
 /* The columns of a tap's row. */
-#define CMD_TAPS_CELLS 11
+#define CMD_TAPS_NCELLS 12
 
 /*
  * The cells of a tap's row (id, time, app, how the app was decided, the
  * window hit, kind, status, both latencies in ms to the microsecond,
- * frames, flags), cleaned of control characters; for tail too, which
- * prints the same columns.
+ * frames, flags, and the jank tags the server derived as Perfetto does,
+ * "-" for none or from a server without them), cleaned of control
+ * characters; for tail too, which prints the same columns.
  */
-void cmd_taps_cells(const cJSON *tap, char cells[CMD_TAPS_CELLS][256]);
+void cmd_taps_cells(const cJSON *tap, char cells[CMD_TAPS_NCELLS][256]);
 
 #endif

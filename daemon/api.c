@@ -28,6 +28,7 @@
 #include "api_trace.h"
 #include "api_uri.h"
 #include "dbpool.h"
+#include "events.h"
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
@@ -788,12 +789,16 @@ api_stop(struct api *api)
 	/* Stop accepting first, so that nothing new starts meanwhile. */
 	ls = MHD_quiesce_daemon(api->mhd);
 	/*
-	 * Streams look at the flag at least every quarter second and end
+	 * Streams look at the flag when woken (or every quarter second
+	 * without a ring) and end
 	 * their response properly (the last chunk, then the connection
 	 * stays or closes as usual).  MHD_stop_daemon closes every socket
 	 * at once, so it waits until they have, or for a bounded time.
 	 */
 	__atomic_store_n(&api->stopping, 1, __ATOMIC_RELEASE);
+	/* Streams on the ring sleep until woken: they look at the flag. */
+	if (api->env.events)
+		events_wake(api->env.events);
 	for (waited = 0; waited < API_STOP_WAIT_MS &&
 			 __atomic_load_n(&api->streams, __ATOMIC_ACQUIRE) > 0;
 	     waited += 10)

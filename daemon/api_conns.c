@@ -13,8 +13,6 @@
 #include "log.h"
 #include "loop.h"
 
-/* How often the deadlines are looked at. */
-#define API_CONNS_TICK_MS 250
 /*
  * At most this many sockets are shut down a tick, and the next tick comes
  * sooner while more are due.  Each closed connection's thread is joined
@@ -45,6 +43,11 @@ struct api_conns {
 	bool running;
 	bool stop;
 	struct api_conns_item *list;
+	/*
+	 * When the watch wakes next, INT64_MAX while it sleeps without a
+	 * deadline: a deadline set earlier than that wakes it.
+	 */
+	int64_t wake_ns;
 };
 
 int
@@ -57,6 +60,7 @@ api_conns_new(struct api_conns **out)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
+	w->wake_ns = INT64_MAX;
 	rc = pthread_condattr_init(&attr);
 	if (rc != 0)
 		goto fail;
@@ -78,6 +82,20 @@ fail:
 	return -rc;
 }
 
+/*
+ * Under the lock: wakes the watch when c's deadline comes before the one
+ * it sleeps until, so that it sleeps until the earliest deadline and is
+ * never woken for one that is later.
+ */
+static void
+wake_for(struct api_conns *w, const struct api_conns_item *c)
+{
+	if (!c->limit_ns || c->since_ns + c->limit_ns >= w->wake_ns)
+		return;
+	w->wake_ns = c->since_ns + c->limit_ns;
+	pthread_cond_signal(&w->wake);
+}
+
 void
 api_conns_arm(struct api_conns *w, struct MHD_Connection *conn, int limit_s)
 {
@@ -92,6 +110,7 @@ api_conns_arm(struct api_conns *w, struct MHD_Connection *conn, int limit_s)
 	pthread_mutex_lock(&w->lock);
 	c->since_ns = loop_now_ns();
 	c->limit_ns = (int64_t)limit_s * 1000000000LL;
+	wake_for(w, c);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -121,6 +140,7 @@ api_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
 		if (w->list)
 			w->list->prev = c;
 		w->list = c;
+		wake_for(w, c);
 		pthread_mutex_unlock(&w->lock);
 		*socket_context = c;
 		return;
@@ -145,9 +165,11 @@ api_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
 }
 
 /*
- * The watch: every API_CONNS_TICK_MS, shuts down the sockets of the
- * connections past their deadline.  The connection's own thread then
- * reads the end of the stream and closes it the usual way.
+ * The watch: shuts down the sockets of the connections past their
+ * deadline, then sleeps until the earliest deadline still to come (or
+ * until one is set, with none), so that an idle server costs no wake-up.
+ * The connection's own thread then reads the end of the stream and
+ * closes it the usual way.
  */
 static void *
 api_conns_watch(void *arg)
@@ -155,21 +177,25 @@ api_conns_watch(void *arg)
 	struct api_conns *w = arg;
 	struct api_conns_item *c;
 	struct timespec ts;
+	int64_t now, due, next;
 	unsigned cut;
-	int64_t now;
-	long tick_ms;
 
 	pthread_mutex_lock(&w->lock);
 	while (!w->stop) {
 		now = loop_now_ns();
 		cut = 0;
-		tick_ms = API_CONNS_TICK_MS;
+		next = INT64_MAX;
 		for (c = w->list; c; c = c->next) {
-			if (c->cut || !c->limit_ns ||
-			    now - c->since_ns < c->limit_ns)
+			if (c->cut || !c->limit_ns)
 				continue;
+			due = c->since_ns + c->limit_ns;
+			if (due > now) {
+				if (due < next)
+					next = due;
+				continue;
+			}
 			if (cut == API_CONNS_CUT_MAX) {
-				tick_ms = API_CONNS_BUSY_TICK_MS;
+				next = now + API_CONNS_BUSY_TICK_MS * 1000000LL;
 				break;
 			}
 			shutdown(c->fd, SHUT_RDWR);
@@ -180,12 +206,13 @@ api_conns_watch(void *arg)
 			log_debug("closed %u connection%s past the deadline of "
 				  "a request",
 				  cut, cut == 1 ? "" : "s");
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += tick_ms * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
+		w->wake_ns = next;
+		if (next == INT64_MAX) {
+			pthread_cond_wait(&w->wake, &w->lock);
+			continue;
 		}
+		ts.tv_sec = (time_t)(next / 1000000000LL);
+		ts.tv_nsec = (long)(next % 1000000000LL);
 		pthread_cond_timedwait(&w->wake, &w->lock, &ts);
 	}
 	pthread_mutex_unlock(&w->lock);

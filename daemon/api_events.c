@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,8 +22,10 @@
 #define API_EVENTS_PING_MIN_MS 100
 #define API_EVENTS_PING_MAX_MS 3600000
 /*
- * The longest a read blocks without looking at the stop flag: shutdown
- * must not wait for the next event or ping.
+ * The longest a stream without a ring (tapd serve) sleeps without looking
+ * at the stop flag, and the longest a busy pool is waited for.  A stream
+ * on a ring sleeps until a tap, a wake of the ring (the server stopping)
+ * or its client leaving, all of which wake it at once: it has no slices.
  */
 #define API_EVENTS_SLICE_MS 250
 /*
@@ -40,11 +43,12 @@ static const char *const api_events_params[] = {NULL};
 
 struct api_events_stream {
 	struct api_request *rq;
-	struct events *ev; /* NULL: the database alone (tapd serve) */
-	bool db;	   /* a database to read */
-	bool from_db;	   /* reading it, up to its newest tap */
-	int64_t last;	   /* the id of the last tap the client has */
-	int64_t poll_ms;   /* without a ring: when to look again */
+	struct events *ev;	 /* NULL: the database alone (tapd serve) */
+	struct events_waiter *w; /* its waits on ev */
+	bool db;		 /* a database to read */
+	bool from_db;		 /* reading it, up to its newest tap */
+	int64_t last;		 /* the id of the last tap the client has */
+	int64_t poll_ms;	 /* without a ring: when to look again */
 	int ping_ms;
 	int64_t last_write_ms; /* CLOCK_MONOTONIC */
 	/* The text being sent: a comment, an event, or a page of them. */
@@ -206,23 +210,30 @@ out:
 	return rc;
 }
 
-/* Sleeps ms (a slice at most), for a stream without a ring to wait on. */
+/*
+ * Sleeps ms (a slice at most), for a stream without a ring to wait on,
+ * or less when the client leaves meanwhile.
+ */
 static void
-api_events_sleep(int ms)
+api_events_sleep(const struct api_events_stream *s, int ms)
 {
-	struct timespec ts;
+	struct pollfd pfd;
 
 	if (ms <= 0)
 		return;
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (long)(ms % 1000) * 1000000;
-	nanosleep(&ts, NULL);
+	pfd.fd = api_request_fd(s->rq);
+	pfd.events = POLLRDHUP;
+	pfd.revents = 0;
+	/* A negative fd is ignored by poll(), which then only sleeps. */
+	if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
+		return;
 }
 
 /*
  * True once the client has closed its end or the connection failed.  A
- * peek consumes nothing, and a client that closed is noticed within a
- * slice, not at the next write (up to a ping interval later).
+ * peek consumes nothing.  Between writes the waits watch the socket too
+ * (POLLRDHUP), so that a client that closed is noticed at once, not at
+ * the next write (up to a ping interval later).
  */
 static bool
 api_events_peer_gone(const struct api_events_stream *s)
@@ -282,9 +293,10 @@ api_events_read(void *ctx, uint64_t pos, char *buf, size_t max)
 				return API_STREAM_ERROR;
 			continue;
 		}
-		wait = due - now < API_EVENTS_SLICE_MS ? (int)(due - now)
-						       : API_EVENTS_SLICE_MS;
 		if (!s->ev) {
+			wait = due - now < API_EVENTS_SLICE_MS
+				       ? (int)(due - now)
+				       : API_EVENTS_SLICE_MS;
 			if (now >= s->poll_ms) {
 				s->poll_ms = now + API_EVENTS_POLL_MS;
 				s->from_db = true;
@@ -292,13 +304,17 @@ api_events_read(void *ctx, uint64_t pos, char *buf, size_t max)
 			}
 			if (s->poll_ms - now < wait)
 				wait = (int)(s->poll_ms - now);
-			api_events_sleep(wait);
+			api_events_sleep(s, wait);
 			continue;
 		}
 		after = s->last;
-		rc = events_wait(s->ev, &after, wait, &json, &missed);
+		/* Until the next tap or ping, unless woken or left. */
+		rc = events_waiter_wait(s->w, &after, (int)(due - now),
+					api_request_fd(s->rq), &json, &missed);
 		if (rc == 0)
 			continue;
+		if (rc == -EPIPE)
+			return API_STREAM_ERROR;
 		if (rc == -ESHUTDOWN)
 			return API_STREAM_END;
 		if (rc == -ENOBUFS && s->db) {
@@ -330,6 +346,7 @@ api_events_done(void *ctx)
 {
 	struct api_events_stream *s = ctx;
 
+	events_waiter_free(s->w);
 	free(s->buf);
 	free(s);
 }
@@ -429,6 +446,13 @@ api_events_get(struct api_request *rq)
 	s->rq = rq;
 	s->ev = ev;
 	s->db = db;
+	if (ev) {
+		rc = events_waiter_new(ev, &s->w);
+		if (rc < 0) {
+			free(s);
+			return rc;
+		}
+	}
 	s->ping_ms = api_events_ping_ms();
 	s->last = newest;
 	/*
@@ -447,6 +471,7 @@ api_events_get(struct api_request *rq)
 	 */
 	if (asprintf(&s->buf, ": tapd events\nretry: %d\n\n",
 		     API_EVENTS_RETRY_MS) < 0) {
+		events_waiter_free(s->w);
 		free(s);
 		return -ENOMEM;
 	}

@@ -28,6 +28,11 @@
  * ring: it looks for new rows once a second (API_EVENTS_POLL_MS), since
  * another tapd may be writing the file.
  *
+ * A stream waits without a timer of its own: a tap committed, the server
+ * stopping or its client leaving (its socket is watched for POLLRDHUP
+ * meanwhile) wakes it at once.  A stream of tapd serve looks at the stop
+ * flag and the database in slices of a quarter of a second.
+ *
  * A comment ": ping" every 15 s keeps idle connections (and proxies)
  * open; TAPD_SSE_PING_MS in the environment changes the interval (100 ms
  * to 1 h; for tests).  The stream ends cleanly when the server stops.

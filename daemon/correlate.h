@@ -16,9 +16,9 @@
  *    starts exactly at window_end is outside.
  *  - A frame matches a tap when both have a pid > 0 and the pids are
  *    equal; otherwise when the frame's app is set and equals the tap's
- *    app; otherwise when the frame's layer names the tap's app (the layer
- *    name, after an optional "TX - " prefix, equals the app or starts
- *    with the app followed by '/', '#' or ' ').
+ *    app; otherwise when the frame's layer belongs to the tap's app, as
+ *    layername_package() decides (a window's layer, its SurfaceView's,
+ *    its splash screen's: layername.h).
  *  - Response frames: matching frames with start_ns in the window, in
  *    present order (ties by start, then by arrival).
  *  - first_frame = present of the first response frame - t_up.
@@ -32,9 +32,18 @@
  *  - busy_before: a matching frame presented in [t_up - busy_before,
  *    t_up).
  *  - frames = number of response frames (all of them, not only the
- *    burst); jank = OR of the jank bits of the response frames.
+ *    burst); jank = OR of the jank bits of the response frames, and
+ *    jank_tags the OR of their jank tags (janktag.h).
+ *  - How the times were come by: clock_assumed when any response frame
+ *    is CORRELATE_FRAME_CLOCK_ASSUMED; start_estimated when the first
+ *    response frame is CORRELATE_FRAME_START_ESTIMATED (its start decided
+ *    which tap it answers); present_estimated when the first response
+ *    frame or the burst's last, whose presents are first_frame and
+ *    settle, is CORRELATE_FRAME_PRESENT_ESTIMATED.
  *  - Status: frames_unavailable when the frame source never covered the
- *    window (no frame source, or its coverage starts after t_up);
+ *    window (no frame source, or its coverage starts after t_up: at or
+ *    after t_up + CORRELATE_INPUT_RESOLUTION_NS, since a touch time is
+ *    stamped to the microsecond);
  *    no_response when it did and there is no response frame; truncated
  *    when correlate_finish() came before the window could be closed
  *    (first_frame and settle are then reported if a response frame was
@@ -76,7 +85,14 @@ struct correlate_frame {
 	int64_t start_ns;   /* app-side work start (or queue time) */
 	int64_t present_ns; /* present time */
 	uint32_t jank;	    /* FrameTimeline jank bits, 0 when unknown */
+	uint32_t jank_tags; /* its JANKTAG_* tag (janktag.h), 0 when none */
+	unsigned flags;	    /* CORRELATE_FRAME_* */
 };
+
+/* correlate_frame.flags: how the frame's times were come by. */
+#define CORRELATE_FRAME_CLOCK_ASSUMED	  0x1u
+#define CORRELATE_FRAME_START_ESTIMATED	  0x2u
+#define CORRELATE_FRAME_PRESENT_ESTIMATED 0x4u
 
 enum correlate_status {
 	CORRELATE_OK,
@@ -85,12 +101,19 @@ enum correlate_status {
 	CORRELATE_FRAMES_UNAVAILABLE,
 };
 
+/* The resolution of touch times: an evdev timeval's microsecond. */
+#define CORRELATE_INPUT_RESOLUTION_NS 1000
+
 #define CORRELATE_FLAG_BUSY_BEFORE   0x1u
 #define CORRELATE_FLAG_SETTLE_CAPPED 0x2u
 #define CORRELATE_FLAG_INTERRUPTED   0x4u
 /* Finalized by correlate_expire(): see there. */
 #define CORRELATE_FLAG_END_FROM_LATENCY 0x8u
 #define CORRELATE_FLAG_END_UNCONFIRMED	0x10u
+/* From the response frames' CORRELATE_FRAME_* (see the definitions). */
+#define CORRELATE_FLAG_CLOCK_ASSUMED	 0x20u
+#define CORRELATE_FLAG_START_ESTIMATED	 0x40u
+#define CORRELATE_FLAG_PRESENT_ESTIMATED 0x80u
 
 /* A response frame of a finalized tap. */
 struct correlate_resp_frame {
@@ -109,6 +132,7 @@ struct correlate_result {
 	int64_t settle_ns;	/* -1 when not measured */
 	int32_t frames;
 	uint32_t jank;
+	uint32_t jank_tags;
 	int64_t first_present_ns; /* -1 when none */
 	int64_t last_present_ns;  /* present of the burst's last frame, -1 when
 				     none */

@@ -13,6 +13,7 @@
 #include "correlate_int.h"
 #include "correlate_intern.h"
 #include "correlate_taps.h"
+#include "layername.h"
 
 /*
  * The matching rule of correlate.h, read as a cascade: the first kind of
@@ -22,23 +23,13 @@
 static int
 frame_matches(const struct frame *f, const struct ptap *p)
 {
-	const char *layer;
-	size_t n;
-
 	if (f->pid > 0 && p->pid > 0)
 		return f->pid == p->pid;
 	if (f->app)
 		return f->app == p->app;
 	if (!f->layer || !p->app)
 		return 0;
-	layer = f->layer->s;
-	if (strncmp(layer, "TX - ", 5) == 0)
-		layer += 5;
-	n = p->app->len;
-	if (strncmp(layer, p->app->s, n) != 0)
-		return 0;
-	return layer[n] == '\0' || layer[n] == '/' || layer[n] == '#' ||
-	       layer[n] == ' ';
+	return layername_belongs(f->layer->s, p->app->s, p->app->len);
 }
 
 static int
@@ -73,7 +64,16 @@ evaluate(struct correlate *c, const struct ptap *p, int truncated,
 	res->settle_ns = -1;
 	res->first_present_ns = -1;
 	res->last_present_ns = -1;
-	if (!c->have_coverage || c->coverage_start_ns > p->t_up_ns) {
+	/*
+	 * Touch times have microsecond resolution (an evdev timeval,
+	 * getevent's six digits): a tap stamped t_up happened within the
+	 * microsecond after it, so coverage that starts inside that
+	 * microsecond cannot be said to start after the tap.
+	 */
+	if (!c->have_coverage ||
+	    c->coverage_start_ns >=
+		    correlate_sat_add(p->t_up_ns,
+				      CORRELATE_INPUT_RESOLUTION_NS)) {
 		res->status = CORRELATE_FRAMES_UNAVAILABLE;
 		return 0;
 	}
@@ -113,6 +113,8 @@ evaluate(struct correlate *c, const struct ptap *p, int truncated,
 		c->scratch[n].start_ns = f->start_ns;
 		c->scratch[n].seq = f->seq;
 		c->scratch[n].jank = f->jank;
+		c->scratch[n].jank_tags = f->jank_tags;
+		c->scratch[n].flags = f->flags;
 		n++;
 	}
 	if (n == 0) {
@@ -139,8 +141,14 @@ evaluate(struct correlate *c, const struct ptap *p, int truncated,
 		c->resp_cap = n;
 	}
 	res->frames = (int32_t)n;
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
 		res->jank |= c->scratch[k].jank;
+		res->jank_tags |= c->scratch[k].jank_tags;
+		if (c->scratch[k].flags & CORRELATE_FRAME_CLOCK_ASSUMED)
+			res->flags |= CORRELATE_FLAG_CLOCK_ASSUMED;
+	}
+	if (c->scratch[0].flags & CORRELATE_FRAME_START_ESTIMATED)
+		res->flags |= CORRELATE_FLAG_START_ESTIMATED;
 	for (k = 0; k + 1 < n; k++)
 		if (correlate_sat_sub(c->scratch[k + 1].present_ns,
 				      c->scratch[k].present_ns) >
@@ -152,6 +160,9 @@ evaluate(struct correlate *c, const struct ptap *p, int truncated,
 		c->resp[i].jank = c->scratch[i].jank;
 		c->resp[i].in_burst = i <= k;
 	}
+	if ((c->scratch[0].flags | c->scratch[k].flags) &
+	    CORRELATE_FRAME_PRESENT_ESTIMATED)
+		res->flags |= CORRELATE_FLAG_PRESENT_ESTIMATED;
 	res->resp = c->resp;
 	res->nresp = n;
 	res->first_present_ns = c->scratch[0].present_ns;

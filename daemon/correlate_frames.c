@@ -245,6 +245,8 @@ correlate_feed_frame(struct correlate *c, const struct correlate_frame *frame)
 	f->seq = c->next_seq++;
 	f->pid = frame->pid;
 	f->jank = frame->jank;
+	f->jank_tags = frame->jank_tags;
+	f->flags = frame->flags;
 	f->app = app;
 	f->layer = layer;
 	f->dead = 0;

@@ -28,6 +28,8 @@ struct frame {
 	struct istr *layer;
 	int32_t pid;
 	uint32_t jank;
+	uint32_t jank_tags;
+	unsigned flags; /* CORRELATE_FRAME_* */
 	int dead;
 };
 
@@ -47,6 +49,8 @@ struct rframe {
 	int64_t start_ns;
 	uint64_t seq;
 	uint32_t jank;
+	uint32_t jank_tags;
+	unsigned flags;
 };
 
 struct correlate {

@@ -52,4 +52,35 @@ int events_wait(struct events *ev, int64_t *after, int timeout_ms, char **json,
 /* Wakes every reader for good: their waits return -ESHUTDOWN. */
 void events_shutdown(struct events *ev);
 
+/*
+ * Wakes every reader once: a wait in progress returns 0 as if it had timed
+ * out, and so does the next wait of each waiter (events_waiter_new()) that
+ * was not waiting, so that its caller looks at its own flags (a server
+ * stopping) without polling them on a timer.
+ */
+void events_wake(struct events *ev);
+
+/*
+ * A reader that waits on an fd of its own beside the ring: an eventfd the
+ * publisher writes when the reader waits, so that the wait can also watch
+ * the reader's socket, and a stream notices its client leaving at once
+ * while it costs no wake-up between taps.
+ */
+struct events_waiter;
+
+/* Returns 0 and sets *out, or a negative errno.  Free it before ev. */
+int events_waiter_new(struct events *ev, struct events_waiter **out);
+
+/* NULL is a no-op.  It must not be waiting. */
+void events_waiter_free(struct events_waiter *w);
+
+/*
+ * events_wait() for w's reader, which also watches peer_fd (a socket; -1
+ * for none): returns -EPIPE as soon as it hangs up or fails (POLLRDHUP,
+ * POLLHUP, POLLERR), and 0 at timeout_ms (-1: no timeout) or after
+ * events_wake().
+ */
+int events_waiter_wait(struct events_waiter *w, int64_t *after, int timeout_ms,
+		       int peer_fd, char **json, uint64_t *missed);
+
 #endif

@@ -19,10 +19,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "correlate.h"
 #include "frames_ftl_clock.h"
 #include "frames_ftl_fast.h"
 #include "frames_ftl_int.h"
 #include "frames_ftl_join.h"
+#include "janktag.h"
 #include "log.h"
 #include "pb.h"
 
@@ -62,6 +64,7 @@ frames_ftl_config_default(struct frames_ftl_config *cfg)
 	cfg->max_pending = 1024;
 	cfg->max_presents = 4096;
 	cfg->max_queue = 65536;
+	cfg->max_held = 16384;
 }
 
 int
@@ -439,6 +442,7 @@ frames_ftl_eof(struct frames_ftl *r)
 	r->pend_len = 0;
 	r->pend_need = 0;
 	r->skip = 0;
+	frames_ftl_clock_end(r);
 	frames_ftl_join_end(r);
 }
 
@@ -459,7 +463,8 @@ frames_ftl_new(const struct frames_ftl_config *cfg, struct frames_ftl **out)
 	    cfg->max_packet > (1u << 30) || cfg->max_pending == 0 ||
 	    cfg->max_pending > (1u << 20) || cfg->max_presents == 0 ||
 	    cfg->max_presents > (1u << 20) || cfg->max_queue == 0 ||
-	    cfg->max_queue > (1u << 24))
+	    cfg->max_queue > (1u << 24) || cfg->max_held == 0 ||
+	    cfg->max_held > (1u << 22))
 		goto out;
 	rc = -ENOMEM;
 	r = calloc(1, sizeof(*r));
@@ -500,6 +505,7 @@ frames_ftl_free(struct frames_ftl *r)
 {
 	if (r == NULL)
 		return;
+	frames_ftl_clock_free(r);
 	free(r->pend);
 	free(r->open.slot);
 	free(r->presents.slot);
@@ -512,7 +518,8 @@ frames_ftl_free(struct frames_ftl *r)
 int64_t
 frames_ftl_watermark(const struct frames_ftl *r)
 {
-	return r->wm;
+	/* A held event may still give a frame presented before r->wm. */
+	return r->held_len > 0 ? r->held_wm : r->wm;
 }
 
 int64_t
@@ -526,6 +533,25 @@ frames_ftl_get_stats(const struct frames_ftl *r, struct frames_ftl_stats *st)
 {
 	*st = r->st;
 	st->waiting = r->waiting;
+}
+
+void
+frames_ftl_frame_to_correlate(const struct frames_ftl_frame *f,
+			      struct correlate_frame *cf)
+{
+	memset(cf, 0, sizeof(*cf));
+	cf->pid = f->pid;
+	cf->layer = f->layer;
+	cf->start_ns = f->start_ns;
+	cf->present_ns = f->present_ns;
+	cf->jank = f->jank;
+	cf->jank_tags = janktag_surface(f->jank, f->present_type);
+	if (f->flags & FTL_FRAME_CLOCK_ASSUMED)
+		cf->flags |= CORRELATE_FRAME_CLOCK_ASSUMED;
+	if (f->flags & FTL_FRAME_START_ESTIMATED)
+		cf->flags |= CORRELATE_FRAME_START_ESTIMATED;
+	if (f->flags & FTL_FRAME_PRESENT_ESTIMATED)
+		cf->flags |= CORRELATE_FRAME_PRESENT_ESTIMATED;
 }
 
 static int

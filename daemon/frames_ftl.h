@@ -29,14 +29,26 @@
  * other builtin clocks (BOOTTIME, 6, on A13+) are converted with the
  * ClockSnapshot whose value of that clock is the latest one <= t:
  * t_mono = snap_mono + (t - snap_clock); a t before every snapshot uses
- * the earliest one, as Perfetto's trace processor does.  A packet whose
- * clock cannot be converted (no snapshot with that clock and MONOTONIC
- * seen yet, or a clock id that is not builtin) is dropped and counted as
- * unconvertible: traced writes its ClockSnapshot at the head of the file,
- * before any data, so holding packets back would only matter for input
- * that is broken anyway.  Timestamps that are negative, >= INT64_MAX -
- * 10 s, or convert to a negative time are rejected and counted (as
- * Perfetto does, b/185978397).
+ * the earliest one, as Perfetto's trace processor does.  A clock id that
+ * is not builtin (0, or 16 and above) cannot be converted: its packets
+ * are dropped and counted as unconvertible.
+ *
+ * A ClockSnapshot may come after the data it converts (traced writes one
+ * at the head of the file, but programs that build traces do not always), or
+ * never.  So an event whose builtin clock no snapshot has yet is held back,
+ * decoded, until one does: the snapshot that comes converts every held
+ * event (a time before every snapshot uses the earliest one, as above).
+ * At most max_held events are held.  When that bound is reached, or at
+ * frames_ftl_eof() with events still held, the reader stops waiting: the
+ * held events, and every later one whose clock still has no snapshot, are
+ * read with an offset of 0 (the trace time taken as MONOTONIC, which is
+ * what Perfetto's trace processor shows for a trace without a snapshot),
+ * warned about once, counted in clock_assumed, and their frames flagged
+ * FTL_FRAME_CLOCK_ASSUMED.  While events are held the watermark does not
+ * move past where it was when the first was held.
+ *
+ * Timestamps that are negative, >= INT64_MAX - 10 s, or convert to a
+ * negative time are rejected and counted (as Perfetto does, b/185978397).
  *
  * Joining.  A start and its FrameEnd pair by (trusted_packet_sequence_id,
  * cookie).  An app (surface) frame is joined to the display frame whose
@@ -101,6 +113,31 @@ enum frames_ftl_present {
 #define FTL_FRAME_GPU_COMPOSITION 0x2u
 #define FTL_FRAME_BUFFER	  0x4u /* is_buffer: not a buffer-less transaction */
 #define FTL_FRAME_LAYER_CUT	  0x8u /* layer was longer than FTL_LAYER_MAX - 1 */
+/*
+ * A time of the frame was read with an assumed clock offset of 0: no
+ * ClockSnapshot converted it (see Clocks above).
+ */
+#define FTL_FRAME_CLOCK_ASSUMED 0x10u
+/*
+ * The start is SurfaceFlinger's stand-in, not the app's: the frame's
+ * prediction had expired (prediction_type PREDICTION_EXPIRED), and AOSP
+ * then writes ready - 2 ms (kPredictionExpiredStartTimeDelta).
+ */
+#define FTL_FRAME_START_ESTIMATED 0x20u
+/*
+ * The present is one of SurfaceFlinger's fallbacks, not a present fence:
+ * the display frame's jank holds both JANK_DISPLAY_HAL and JANK_UNKNOWN
+ * (an invalid or stale fence, for which AOSP writes the composition's end
+ * instead), or its end is exactly its start + 4 ms (what newer releases
+ * write when the present is at or before the start: the display was off
+ * and the fence stale).
+ */
+#define FTL_FRAME_PRESENT_ESTIMATED 0x40u
+
+/* The stand-in offsets of AOSP's FrameTimeline.cpp (see the flags above). */
+#define FTL_EXPIRED_START_DELTA_NS 2000000LL
+#define FTL_STALE_PRESENT_DELTA_NS 4000000LL
+#define FTL_PREDICTION_EXPIRED	   2
 
 /* One app frame that was presented.  Times are CLOCK_MONOTONIC ns. */
 struct frames_ftl_frame {
@@ -135,6 +172,11 @@ struct frames_ftl_config {
 	/* Most frames queued for frames_ftl_next() (default 65536). */
 	uint32_t max_queue;
 	/*
+	 * Most events held back for a ClockSnapshot still to come (default
+	 * 16384, about 2 MiB); see Clocks above.
+	 */
+	uint32_t max_held;
+	/*
 	 * Non-zero: every packet is read by the general walk, never by the
 	 * fast path (frames_ftl_fast.h).  The results are the same either
 	 * way; the tests and the fuzzer compare the two with it.
@@ -160,6 +202,8 @@ struct frames_ftl_stats {
 	uint64_t malformed;    /* undecodable packets, events missing fields */
 	uint64_t ts_rejected;  /* out-of-range timestamps */
 	uint64_t ts_unconvertible; /* timestamps in a clock we cannot convert */
+	uint64_t clock_held;	   /* events held back for a later snapshot */
+	uint64_t clock_assumed;	   /* events read with an assumed offset 0 */
 	uint64_t compressed;	   /* compressed packet bundles skipped */
 	uint64_t oversized;	   /* records longer than max_packet, skipped */
 	uint64_t truncated;	   /* a record cut short by frames_ftl_eof() */
@@ -189,8 +233,8 @@ void frames_ftl_config_default(struct frames_ftl_config *cfg);
 
 /*
  * Allocates a reader; cfg NULL means the defaults.  Returns 0 and sets
- * *out, -EINVAL for a bad config (a zero limit, a window <= 0, a
- * max_packet below 16 or above 1 GiB, a default clock above 63), or
+ * *out, -EINVAL for a bad config (a zero limit or max_held above 2^22, a window
+ * <= 0, a max_packet below 16 or above 1 GiB, a default clock above 63), or
  * -ENOMEM.  Free with frames_ftl_free().
  */
 int frames_ftl_new(const struct frames_ftl_config *cfg,
@@ -239,6 +283,17 @@ int64_t frames_ftl_watermark(const struct frames_ftl *r);
  * (which can still move earlier while data comes).
  */
 int64_t frames_ftl_coverage_start(const struct frames_ftl *r);
+
+struct correlate_frame;
+
+/*
+ * Fills *cf from f for the correlator: pid, layer (pointing into f),
+ * start, present, jank bits, the frame's jank tag (janktag.h, from its
+ * jank bits and present type) and the CORRELATE_FRAME_* flags of its
+ * FTL_FRAME_CLOCK_ASSUMED, _START_ESTIMATED and _PRESENT_ESTIMATED.
+ */
+void frames_ftl_frame_to_correlate(const struct frames_ftl_frame *f,
+				   struct correlate_frame *cf);
 
 /* Copies the counters into *st. */
 void frames_ftl_get_stats(const struct frames_ftl *r,

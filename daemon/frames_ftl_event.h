@@ -5,6 +5,7 @@
 #ifndef TAPD_FRAMES_FTL_EVENT_H
 #define TAPD_FRAMES_FTL_EVENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -103,6 +104,10 @@ frames_ftl_event_store(struct frames_ftl_event *ev, unsigned what, uint64_t v)
 		break;
 	case F_PREDICTION:
 		ev->prediction = pb_int32(v);
+		if (ev->prediction == FTL_PREDICTION_EXPIRED)
+			ev->flags |= FTL_FRAME_START_ESTIMATED;
+		else
+			ev->flags &= ~FTL_FRAME_START_ESTIMATED;
 		break;
 	case F_IS_BUFFER:
 		if (v != 0)
@@ -118,6 +123,20 @@ frames_ftl_event_store(struct frames_ftl_event *ev, unsigned what, uint64_t v)
  */
 int frames_ftl_event_parse(int kind, const uint8_t *buf, size_t len,
 			   struct frames_ftl_event *ev);
+
+/*
+ * Whether the display frame ev presents with AOSP's fallback for an
+ * invalid fence: the composition's end stands for the present, and the
+ * jank holds JANK_UNKNOWN | JANK_DISPLAY_HAL, which no real
+ * classification sets together (DisplayFrame::classifyJank()).
+ */
+static inline bool
+frames_ftl_event_present_fallback(const struct frames_ftl_event *ev)
+{
+	const uint32_t both = FTL_JANK_UNKNOWN | FTL_JANK_DISPLAY_HAL;
+
+	return (ev->jank & both) == both;
+}
 
 /* The HAVE() bits each kind of event must carry to be usable. */
 extern const unsigned frames_ftl_event_required[EV_COUNT];

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "frames_ftl.h"
+#include "frames_ftl_event.h"
 #include "frames_ftl_table.h"
 
 #define NS_PER_S 1000000000LL
@@ -60,6 +61,17 @@ struct frames_ftl_pres {
 	uint32_t seq;
 };
 
+/*
+ * An event held back for a ClockSnapshot still to come: decoded, its
+ * layer name copied into the reader's held_names at layer_off.
+ */
+struct frames_ftl_held {
+	struct frames_ftl_pkt pk;
+	int kind;
+	struct frames_ftl_event ev;
+	size_t layer_off;
+};
+
 struct frames_ftl_snap {
 	int64_t val[CLOCK_SLOTS];
 	uint32_t have; /* bit i: val[i] is set */
@@ -84,6 +96,7 @@ struct frames_ftl {
 	struct frames_ftl_snap snaps[SNAP_MAX];
 	unsigned nsnaps;
 	unsigned snap_next;
+	uint32_t snap_clocks; /* bit i: some kept snapshot has clock i */
 	uint32_t primary_clock;
 	/*
 	 * The last conversion's snapshot, valid for every time of conv_clock
@@ -94,6 +107,18 @@ struct frames_ftl {
 	int64_t conv_lo;
 	int64_t conv_hi;
 	const struct frames_ftl_snap *conv_snap;
+
+	/* Events held back for a snapshot (frames_ftl_clock.h). */
+	struct frames_ftl_held *held;
+	uint32_t held_len;
+	size_t held_cap;
+	uint8_t *held_names;
+	size_t names_len;
+	size_t names_cap;
+	int64_t held_wm; /* the watermark when the first was held */
+	bool assume;	 /* stopped waiting: offset 0 without a snapshot */
+	bool replaying;	 /* the held events are being applied */
+	bool warned;
 
 	struct frames_ftl_table open;
 	/*

@@ -230,12 +230,14 @@ surf_alloc(struct frames_ftl *r)
 /* ---- Output ---- */
 
 static void
-emit(struct frames_ftl *r, struct frames_ftl_surf *s, int64_t present)
+emit(struct frames_ftl *r, struct frames_ftl_surf *s, int64_t present,
+     unsigned present_flags)
 {
 	struct frames_ftl_frame *nq;
 	uint32_t cap, i;
 
 	s->f.present_ns = present;
+	s->f.flags |= present_flags;
 	if (r->q_len == r->q_cap) {
 		cap = r->q_cap == 0 ? 64 : r->q_cap * 2;
 		if (cap > r->cfg.max_queue)
@@ -258,7 +260,7 @@ emit(struct frames_ftl *r, struct frames_ftl_surf *s, int64_t present)
 }
 
 /* Records a start; a start that reuses an open cookie replaces it. */
-static void
+static struct frames_ftl_ent *
 open_add(struct frames_ftl *r, uint32_t seq, int64_t cookie,
 	 enum frames_ftl_ent_kind kind, int64_t t, int64_t val)
 {
@@ -273,15 +275,21 @@ open_add(struct frames_ftl *r, uint32_t seq, int64_t cookie,
 		e = frames_ftl_table_add(&r->open, seq, cookie);
 	}
 	e->kind = (uint8_t)kind;
+	e->flags = 0;
 	e->t = t;
 	e->val = val;
 	if (t < r->open_oldest)
 		r->open_oldest = t;
+	return e;
 }
 
-/* A display frame was presented at t: emit the surface frames it waited. */
+/*
+ * A display frame was presented at t: emit the surface frames it waited.
+ * flags (FTL_FRAME_*) say how its present was come by.
+ */
 static void
-on_present(struct frames_ftl *r, uint32_t seq, int64_t token, int64_t t)
+on_present(struct frames_ftl *r, uint32_t seq, int64_t token, int64_t t,
+	   unsigned flags)
 {
 	struct frames_ftl_ent *e;
 	struct frames_ftl_surf *s;
@@ -296,6 +304,7 @@ on_present(struct frames_ftl *r, uint32_t seq, int64_t token, int64_t t)
 				     frames_ftl_table_oldest(&r->presents));
 	e = frames_ftl_table_add(&r->presents, seq, token);
 	e->kind = ENT_PRESENT;
+	e->flags = (uint8_t)flags;
 	e->t = t;
 	e->val = t;
 	pres_push(r, seq, token, t);
@@ -305,7 +314,7 @@ on_present(struct frames_ftl *r, uint32_t seq, int64_t token, int64_t t)
 		s = &r->pool[i];
 		if (s->state == SURF_WAITING && s->seq == seq &&
 		    s->f.display_token == token) {
-			emit(r, s, t);
+			emit(r, s, t, flags);
 			surf_release(r, i);
 		}
 	}
@@ -313,7 +322,7 @@ on_present(struct frames_ftl *r, uint32_t seq, int64_t token, int64_t t)
 
 static void
 on_surface_start(struct frames_ftl *r, uint32_t seq,
-		 const struct frames_ftl_event *ev, int64_t t)
+		 const struct frames_ftl_event *ev, int64_t t, unsigned flags)
 {
 	struct frames_ftl_surf *s;
 	uint32_t idx;
@@ -334,7 +343,7 @@ on_surface_start(struct frames_ftl *r, uint32_t seq,
 	s->f.present_type = ev->present_type;
 	s->f.prediction_type = ev->prediction;
 	s->f.jank = ev->jank;
-	s->f.flags = ev->flags;
+	s->f.flags = ev->flags | flags;
 	s->f.token = ev->token;
 	s->f.display_token = ev->display_token;
 	s->f.start_ns = t;
@@ -350,12 +359,14 @@ on_surface_start(struct frames_ftl *r, uint32_t seq,
 }
 
 static void
-on_frame_end(struct frames_ftl *r, uint32_t seq, int64_t cookie, int64_t t)
+on_frame_end(struct frames_ftl *r, uint32_t seq, int64_t cookie, int64_t t,
+	     unsigned flags)
 {
 	struct frames_ftl_ent *e = frames_ftl_table_find(&r->open, seq, cookie),
 			      *p;
 	enum frames_ftl_ent_kind kind;
 	struct frames_ftl_surf *s;
+	unsigned pflags;
 	int64_t val;
 
 	if (e == NULL) {
@@ -364,16 +375,23 @@ on_frame_end(struct frames_ftl *r, uint32_t seq, int64_t cookie, int64_t t)
 	}
 	kind = (enum frames_ftl_ent_kind)e->kind;
 	val = e->val;
+	/* AOSP's stand-in for a present at or before the start. */
+	pflags = (e->flags & FTL_FRAME_PRESENT_ESTIMATED) | flags;
+	if (kind == ENT_DISPLAY &&
+	    e->t <= INT64_MAX - FTL_STALE_PRESENT_DELTA_NS &&
+	    t == e->t + FTL_STALE_PRESENT_DELTA_NS)
+		pflags |= FTL_FRAME_PRESENT_ESTIMATED;
 	frames_ftl_table_del(&r->open, e);
 	if (kind == ENT_DISPLAY) {
-		on_present(r, seq, val, t);
+		on_present(r, seq, val, t, pflags);
 	} else if (kind == ENT_SURFACE) {
 		s = &r->pool[val];
 		s->f.ready_ns = t;
+		s->f.flags |= flags;
 		p = frames_ftl_table_find(&r->presents, seq,
 					  s->f.display_token);
 		if (p != NULL) {
-			emit(r, s, p->val);
+			emit(r, s, p->val, p->flags);
 			surf_release(r, (uint32_t)val);
 		} else {
 			s->state = SURF_WAITING;
@@ -445,12 +463,21 @@ void
 frames_ftl_join_apply(struct frames_ftl *r, const struct frames_ftl_pkt *pk,
 		      int kind, const struct frames_ftl_event *ev)
 {
+	uint32_t clock =
+		pk->has_clock ? pk->clock : frames_ftl_clock_default(r);
+	struct frames_ftl_ent *e;
+	unsigned flags;
 	int64_t t;
+	int rc;
 
-	if (frames_ftl_clock_to_mono(
-		    r, pk->has_clock ? pk->clock : frames_ftl_clock_default(r),
-		    pk->ts, &t) < 0)
+	/* Held back for a ClockSnapshot still to come. */
+	if (frames_ftl_clock_waits(r, clock) &&
+	    frames_ftl_clock_hold(r, pk, kind, ev))
 		return;
+	rc = frames_ftl_clock_to_mono(r, clock, pk->ts, &t);
+	if (rc < 0)
+		return;
+	flags = rc > 0 ? FTL_FRAME_CLOCK_ASSUMED : 0;
 	note_time(r, t);
 	switch (kind) {
 	case EV_EXPECTED_DISPLAY:
@@ -467,15 +494,17 @@ frames_ftl_join_apply(struct frames_ftl *r, const struct frames_ftl_pkt *pk,
 			open_add(r, pk->seq, ev->cookie, ENT_DISPLAY_IGNORED, t,
 				 0);
 		} else {
-			open_add(r, pk->seq, ev->cookie, ENT_DISPLAY, t,
-				 ev->token);
+			e = open_add(r, pk->seq, ev->cookie, ENT_DISPLAY, t,
+				     ev->token);
+			if (frames_ftl_event_present_fallback(ev))
+				e->flags = FTL_FRAME_PRESENT_ESTIMATED;
 		}
 		break;
 	case EV_ACTUAL_SURFACE:
-		on_surface_start(r, pk->seq, ev, t);
+		on_surface_start(r, pk->seq, ev, t, flags);
 		break;
 	case EV_FRAME_END:
-		on_frame_end(r, pk->seq, ev->cookie, t);
+		on_frame_end(r, pk->seq, ev->cookie, t, flags);
 		break;
 	}
 }

@@ -57,6 +57,7 @@ frames_ftl_table_add(struct frames_ftl_table *t, uint32_t seq, int64_t key)
 		i = (i + 1) & t->mask;
 	t->slot[i].seq = seq;
 	t->slot[i].key = key;
+	t->slot[i].flags = 0;
 	t->count++;
 	return &t->slot[i];
 }

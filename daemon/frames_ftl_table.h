@@ -23,7 +23,8 @@ struct frames_ftl_ent {
 	int64_t t;   /* MONOTONIC time that ages the entry */
 	int64_t val;
 	uint32_t seq;
-	uint8_t kind; /* enum frames_ftl_ent_kind */
+	uint8_t kind;  /* enum frames_ftl_ent_kind */
+	uint8_t flags; /* FTL_FRAME_* the entry passes on to its frames */
 };
 
 /*

@@ -10,6 +10,7 @@
 
 #include "correlate.h"
 #include "frames_latency_int.h"
+#include "layername.h"
 
 int
 frames_latency_is_digit(char c)
@@ -137,39 +138,10 @@ frames_latency_row_classify(const struct frames_latency_row *row)
 	return LATENCY_ROW_PRESENTED;
 }
 
-static int
-is_package_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       frames_latency_is_digit(c) || c == '_' || c == '.';
-}
-
 int
 frames_latency_layer_package(const char *layer, char *buf, size_t size)
 {
-	const char *p = layer;
-	size_t len, i;
-
-	if (!layer)
-		return -EINVAL;
-	if (strncmp(p, TX_PREFIX, strlen(TX_PREFIX)) == 0)
-		p += strlen(TX_PREFIX);
-	if (strncmp(p, SV_PREFIX, strlen(SV_PREFIX)) == 0)
-		p += strlen(SV_PREFIX);
-	else if (strncmp(p, SV_PREFIX_A10, strlen(SV_PREFIX_A10)) == 0)
-		p += strlen(SV_PREFIX_A10);
-	len = strcspn(p, "/#](");
-	if (len == 0 ||
-	    !((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z')))
-		return -EINVAL;
-	for (i = 0; i < len; i++)
-		if (!is_package_char(p[i]))
-			return -EINVAL;
-	if (len >= size)
-		return -ERANGE;
-	memcpy(buf, p, len);
-	buf[len] = '\0';
-	return 0;
+	return layername_package(layer, buf, size);
 }
 
 void

@@ -216,15 +216,10 @@ frames_latency_row_classify(const struct frames_latency_row *row);
 
 /*
  * The package a layer name belongs to, for the correlator's match by app:
- * a leading "TX - " (FrameTimeline's transaction names) and then
- * "SurfaceView[" or "SurfaceView - " are removed, and the text up to the
- * first '/', '#', ']' or '(' is the package.  Writes it NUL-terminated to
- * buf and returns 0; -EINVAL when that text is not a package name (empty,
- * not starting with a letter, or holding characters other than letters,
- * digits, '_' and '.': e.g. "54dfae7 com.foo/.Main#3" or "Splash Screen
- * com.foo#5"); -ERANGE when buf is too small.  Window titles without a
- * package ("NavigationBar0#0") give the title itself, which matches no
- * app.
+ * layername_package() (layername.h), the one rule of both frame readers
+ * and the correlator.  Writes it NUL-terminated to buf and returns 0;
+ * -EINVAL when the name belongs to no package; -ERANGE when buf is too
+ * small.
  */
 int frames_latency_layer_package(const char *layer, char *buf, size_t size);
 

@@ -149,8 +149,8 @@ frames_live_config_default(struct frames_live_config *cfg)
 	cfg->session_name = "tapd";
 	cfg->rotate_bytes = 32u << 20;
 	cfg->buffer_kb = 4096;
-	cfg->write_period_ms = 1000;
-	cfg->flush_period_ms = 1000;
+	cfg->write_period_ms = 500;
+	cfg->flush_period_ms = 500;
 	cfg->tail_ms = 250;
 	cfg->ftl_lag_ms = 3000;
 	cfg->poll_ms = 500;
@@ -321,6 +321,28 @@ arm_timer(struct frames_live *fl, int64_t now)
 		log_warn("cannot arm the frame source timer");
 }
 
+/*
+ * The trace files' inotify fd joins the epoll set: a write of perfetto's
+ * wakes the loop, and the timer is left for what runs on time.
+ */
+static int
+watch_notify(struct frames_live *fl)
+{
+	struct epoll_event ev;
+	int fd = frames_perfetto_fd(fl->ftl);
+
+	if (fd < 0)
+		return 0;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.fd = fd;
+	if (epoll_ctl(fl->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		log_error("cannot watch the trace files: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 /* The epoll set: the timer, and the children's own set. */
 static int
 make_fds(struct frames_live *fl)
@@ -399,6 +421,8 @@ frames_live_new(const struct frames_live_config *cfg, struct frames_live **out)
 	switch (fl->mode) {
 	case FRAMES_LIVE_FTL:
 		rc = frames_perfetto_new(&fl->cfg, fl->cs, &fl->st, &fl->ftl);
+		if (rc == 0)
+			rc = watch_notify(fl);
 		if (rc == 0)
 			rc = frames_dumpsys_new(&fl->cfg, fl->cs, &fl->st,
 						&fl->idle);

@@ -30,10 +30,12 @@
  * it did not start.
  *
  * One pollable fd: an epoll set of the module's own, holding a timerfd
- * armed for the next thing due (the next tail of the trace file, poll
- * cycle or restart) and the fd of its child set (the children's pipes,
- * exits and timeouts).  When it is readable, call frames_live_dispatch(),
- * which never blocks.  The Perfetto side is frames_perfetto.h, the
+ * armed for the next thing due (a poll cycle, a restart, a timeout, the
+ * next read of a trace file that is not watched), the fd of its child set
+ * (the children's pipes, exits and timeouts) and an inotify fd watching
+ * the trace files (frames_perfetto_fd()).  When it is readable, call
+ * frames_live_dispatch(), which never blocks.  The Perfetto side is
+ * frames_perfetto.h, the
  * --latency side frames_dumpsys.h.
  *
  * FrameTimeline sessions.  A session is `<perfetto_bin> -c -` with the
@@ -41,8 +43,11 @@
  * `<trace_dir>/tapd-<pid>-<n>.pftrace`, unique_session_name
  * `<session_name>_0` or `_1` (two of ours overlap during a rotation), a
  * size cap of cap_bytes (by default twice rotate_bytes).  The file is
- * read every tail_ms.  Once rotate_bytes have been read, a second session
- * is started on a new file while the first keeps running; both files are
+ * read when perfetto writes it (inotify, IN_MODIFY), so that an idle
+ * screen, whose trace gets no write, costs no wake-up; without inotify
+ * (or a watch) it is read every tail_ms.  Once rotate_bytes have been
+ * read, a second session is started on a new file while the first keeps
+ * running; both files are
  * read, and every frame is emitted once (see "No frame lost or
  * duplicated").  A file is deleted once its session has exited and the
  * file has been read to its end: at once after a clean exit, which
@@ -171,9 +176,9 @@ struct frames_live_config {
 	uint64_t rotate_bytes;	    /* default 32 MiB */
 	uint64_t cap_bytes;	    /* max_file_size_bytes, 0: 2 * rotate */
 	uint32_t buffer_kb;	    /* traced's buffer, default 4096 */
-	uint32_t write_period_ms;   /* file_write_period_ms, default 1000 */
-	uint32_t flush_period_ms;   /* flush_period_ms, default 1000 */
-	uint32_t tail_ms;	    /* how often the file is read, 250 */
+	uint32_t write_period_ms;   /* file_write_period_ms, default 500 */
+	uint32_t flush_period_ms;   /* flush_period_ms, default 500 */
+	uint32_t tail_ms;	    /* file read period without inotify, 250 */
 	uint32_t ftl_lag_ms;	    /* quiet time of the idle rule, 3000 */
 	uint32_t poll_ms;	    /* latency cycle period, default 500 */
 	uint32_t child_timeout_ms;  /* dumpsys and getprop, default 2000 */

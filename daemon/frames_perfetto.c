@@ -15,6 +15,7 @@
 #include "child.h"
 #include "correlate.h"
 #include "frames_ftl.h"
+#include "frames_notify.h"
 #include "frames_seen.h"
 #include "log.h"
 #include "loop.h"
@@ -44,6 +45,7 @@ struct session {
 	char path[PATH_MAX];
 	struct child *ch; /* NULL before it ran */
 	int fd;
+	int wd; /* its file's inotify watch, -1: the file is polled */
 	struct frames_ftl *rd;
 	int64_t started_ns;
 	int64_t coverage;
@@ -83,6 +85,12 @@ struct frames_perfetto {
 	int rotate_failed;
 	int ever_joined;
 	int64_t next_tail_ns;
+	/*
+	 * An inotify fd watching the open trace files, -1 where there is
+	 * none (a file is then read every tail_ms): perfetto writes once a
+	 * write period, and the file is read when it does, not on a timer.
+	 */
+	int ino;
 	char last_error[ERRLINE_MAX + 128];
 	struct frames_seen *seen;
 	uint64_t ftl_packets, ftl_dropped; /* of readers already freed */
@@ -115,6 +123,7 @@ session_release(struct frames_perfetto *fl, struct session *s, int delete_file)
 	if (!s->used)
 		return;
 	child_free(s->ch);
+	frames_notify_unwatch(fl->ino, s->wd);
 	if (s->fd >= 0)
 		close(s->fd);
 	if (delete_file && s->path[0]) {
@@ -131,6 +140,7 @@ session_release(struct frames_perfetto *fl, struct session *s, int delete_file)
 		fl->old = NULL;
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
+	s->wd = -1;
 }
 
 static struct session *
@@ -186,6 +196,7 @@ session_start(struct frames_perfetto *fl, int64_t now)
 	}
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
+	s->wd = -1;
 	for (tries = 0; tries < 1000; tries++) {
 		n = snprintf(s->path, sizeof(s->path), "%s/tapd-%d-%u.pftrace",
 			     fl->cfg.trace_dir, (int)getpid(), ++fl->file_seq);
@@ -274,12 +285,7 @@ emit_ftl(struct frames_perfetto *fl, struct session *s, frames_live_cb cb,
 			continue;
 		}
 		frames_seen_add(fl->seen, key);
-		memset(&cf, 0, sizeof(cf));
-		cf.pid = f.pid;
-		cf.layer = f.layer;
-		cf.start_ns = f.start_ns;
-		cf.present_ns = f.present_ns;
-		cf.jank = f.jank;
+		frames_ftl_frame_to_correlate(&f, &cf);
 		fl->st->frames++;
 		rc = cb(ctx, &cf);
 		if (rc < 0)
@@ -301,6 +307,13 @@ session_read(struct frames_perfetto *fl, struct session *s, int64_t now,
 		s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
 		if (s->fd < 0 && errno != ENOENT)
 			log_warn("cannot open '%s'", s->path);
+		/*
+		 * Watched before it is read, so that no write after the
+		 * read below goes unnoticed.  Without a watch (no inotify, or
+		 * out of watches) the file is polled as before.
+		 */
+		if (s->fd >= 0)
+			s->wd = frames_notify_watch(fl->ino, s->path);
 	}
 	s->at_end = 0;
 	while (s->fd >= 0 && !s->eof_fed && *budget > 0) {
@@ -493,6 +506,8 @@ frames_perfetto_work(struct frames_perfetto *fl, int64_t now, frames_live_cb cb,
 	int64_t cand, lag = fl->cfg.ftl_lag_ms * MS_NS;
 	int i, rc, tail = now >= fl->next_tail_ns;
 
+	if (frames_notify_drain(fl->ino))
+		tail = 1;
 	if (tail)
 		fl->next_tail_ns = now + fl->cfg.tail_ms * MS_NS;
 	for (i = 0; i < SESSIONS_MAX; i++) {
@@ -637,8 +652,11 @@ frames_perfetto_new(const struct frames_live_config *cfg, struct child_set *cs,
 	fl->wm = INT64_MIN;
 	fl->coverage = INT64_MIN;
 	fl->backoff_ms = cfg->restart_min_ms;
-	for (i = 0; i < SESSIONS_MAX; i++)
+	for (i = 0; i < SESSIONS_MAX; i++) {
 		fl->sess[i].fd = -1;
+		fl->sess[i].wd = -1;
+	}
+	fl->ino = frames_notify_open(cfg->tail_ms);
 	fl->buf = malloc(READ_CHUNK);
 	fl->bin = strdup(cfg->perfetto_bin);
 	rc = fl->buf && fl->bin ? frames_seen_new(&fl->seen) : -ENOMEM;
@@ -677,30 +695,69 @@ frames_perfetto_free(struct frames_perfetto *fl)
 	}
 	for (i = 0; i < SESSIONS_MAX; i++)
 		session_release(fl, &fl->sess[i], 1);
+	if (fl->ino >= 0)
+		close(fl->ino);
 	frames_seen_free(fl->seen);
 	free(fl->bin);
 	free(fl->buf);
 	free(fl);
 }
 
+int
+frames_perfetto_fd(const struct frames_perfetto *fl)
+{
+	return fl->ino;
+}
+
+/* The earlier of *next and t. */
+static void
+due_at(int64_t *next, int64_t t)
+{
+	if (t < *next)
+		*next = t;
+}
+
 int64_t
 frames_perfetto_next_due(const struct frames_perfetto *fl, int64_t now)
 {
+	const struct session *s;
 	int64_t next = INT64_MAX;
 	int i;
 
 	if (fl->more)
 		return now;
-	/*
-	 * The files are read on a timer (a growing file gives no event); it
-	 * also covers establishment and stop timeouts and the grace after a
-	 * crash.
-	 */
-	for (i = 0; i < SESSIONS_MAX; i++)
-		if (fl->sess[i].used && fl->next_tail_ns < next)
-			next = fl->next_tail_ns;
-	if (!fl->cur && !fl->stopping && fl->restart_at_ns < next)
-		next = fl->restart_at_ns;
+	for (i = 0; i < SESSIONS_MAX; i++) {
+		s = &fl->sess[i];
+		if (!s->used)
+			continue;
+		/*
+		 * A file not yet open or not watched is read on a timer, as
+		 * is a session that exited (the grace after a crash, in
+		 * case traced was still writing, is short and rare).
+		 */
+		if (s->wd < 0 || child_exited(s->ch)) {
+			due_at(&next, fl->next_tail_ns);
+			continue;
+		}
+		/* A watched file: only the rules that run on time. */
+		if (child_running(s->ch) && !child_killed(s->ch) &&
+		    !s->established)
+			due_at(&next,
+			       s->started_ns + ftl_establish_timeout_ns(fl));
+		if (child_running(s->ch) && !child_killed(s->ch) && s->stopping)
+			due_at(&next,
+			       s->stop_sent_ns + ftl_establish_timeout_ns(fl));
+		if (s->joined && child_running(s->ch) && !s->stopping &&
+		    s->at_end && s->max_present > fl->wm)
+			due_at(&next,
+			       s->last_event_ns + fl->cfg.ftl_lag_ms * MS_NS);
+	}
+	s = fl->cur;
+	if (s && s->joined && !fl->old && child_running(s->ch) &&
+	    !s->stopping && s->bytes >= fl->cfg.rotate_bytes && !fl->stopping)
+		due_at(&next, fl->rotate_at_ns);
+	if (!fl->cur && !fl->stopping)
+		due_at(&next, fl->restart_at_ns);
 	return next;
 }
 

@@ -43,7 +43,19 @@ void frames_perfetto_free(struct frames_perfetto *p);
 int frames_perfetto_work(struct frames_perfetto *p, int64_t now,
 			 frames_live_cb cb, void *ctx);
 
-/* When frames_perfetto_work() is next due; INT64_MAX for never. */
+/*
+ * The inotify fd that watches the trace files (readable when perfetto
+ * wrote one), or -1 without inotify: the owner polls it beside cs and
+ * calls frames_perfetto_work() when it is readable.
+ */
+int frames_perfetto_fd(const struct frames_perfetto *p);
+
+/*
+ * When frames_perfetto_work() is next due besides the fd; INT64_MAX for
+ * never.  A file that is watched is not read on a timer: only the rules
+ * that run on time (a start or stop that takes too long, the watermark
+ * of a quiet session, a rotation or restart) make work due.
+ */
 int64_t frames_perfetto_next_due(const struct frames_perfetto *p, int64_t now);
 
 /* The health as of the last work, and its detail (size bytes). */

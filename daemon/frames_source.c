@@ -70,12 +70,7 @@ drain_ftl(struct frames_source *fs)
 	int rc;
 
 	while (frames_ftl_next(fs->ftl, &f) == 1) {
-		memset(&cf, 0, sizeof(cf));
-		cf.pid = f.pid;
-		cf.layer = f.layer;
-		cf.start_ns = f.start_ns;
-		cf.present_ns = f.present_ns;
-		cf.jank = f.jank;
+		frames_ftl_frame_to_correlate(&f, &cf);
 		rc = feed(fs, &cf);
 		if (rc < 0)
 			return rc;
@@ -415,6 +410,13 @@ frames_source_print(const struct frames_source *fs, FILE *out)
 			fs->fed ? fs->first_present / 1e9 : 0.0,
 			fs->fed ? fs->last_present / 1e9 : 0.0,
 			st.dropped_frames);
+		if (st.clock_held || st.clock_assumed)
+			fprintf(out,
+				"           clocks: %" PRIu64
+				" events waited for a later clock snapshot, "
+				"%" PRIu64 " read without one (offset 0, "
+				"flagged clock_assumed)\n",
+				st.clock_held, st.clock_assumed);
 		if (st.malformed || st.unpaired_ends || st.packets_lost ||
 		    st.ts_rejected || st.ts_unconvertible || st.corrupt ||
 		    st.evicted_waiting || st.truncated || st.oversized ||

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "api.h"
@@ -22,18 +21,30 @@
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
+#include "pidfile.h"
+#include "retention.h"
 #include "source.h"
 #include "status.h"
 #include "store.h"
 
-#define MS     INT64_C(1000000)
-#define DAY_NS (INT64_C(86400) * 1000000000)
+#define MS INT64_C(1000000)
 
-/* The loop's periods. */
-#define TICK_MS		100   /* finalize, commit, announce, health */
-#define WALL_MS		10000 /* REALTIME - MONOTONIC, for stepped clocks */
-#define RETENTION_MS	10000 /* one retention batch */
-#define RETENTION_BATCH 5000
+/*
+ * The loop's periods.  Nothing here wakes an idle daemon: the heartbeat
+ * runs while there is something to finish (a tap waiting for its frames,
+ * a gesture under way, taps held on a full disk, activity in the last
+ * ACTIVE_MS) and stops once there is not; any fd event starts it again.
+ */
+#define TICK_MS	  100	/* finalize, commit, announce, health */
+#define ACTIVE_MS 1000	/* the heartbeat runs this long after activity */
+#define WALL_MS	  10000 /* REALTIME - MONOTONIC, for stepped clocks */
+/*
+ * The sources' own timers (the foreground sample, every second) run at
+ * their period while the daemon is busy and this often when it is not: a
+ * touch-down samples the foreground itself, so an idle screen needs the
+ * sample only to keep /v1/health's foreground current.
+ */
+#define SOURCE_IDLE_MS 10000
 
 /*
  * How far behind now the input is taken to be complete.  An event the
@@ -45,10 +56,11 @@
 
 struct live;
 
-/* What an fd callback of the loop needs: the daemon and the source. */
+/* What an fd or timer callback needs: the daemon and the source. */
 struct live_watch {
 	struct live *l;
 	struct source *src;
+	struct loop_timer *timer; /* the source's timer, if it has one */
 };
 
 struct live {
@@ -74,7 +86,11 @@ struct live {
 	struct pipeline_config pcfg;
 	struct attrib *attrib; /* NULL: taps go to the foreground */
 	int pidfd;
-	int need_maintain;
+	struct retention *retention; /* NULL without --retain-days */
+	struct loop_timer *tick;     /* the heartbeat, armed while busy */
+	int64_t last_tick_ns;	     /* when the heartbeat last ran */
+	int64_t active_ns;	     /* the last fd event, for ACTIVE_MS */
+	int64_t wall_due_ns;	     /* when the wall offset is read again */
 	/* The run; 0 while a full disk keeps it from being recorded. */
 	int64_t run_id;
 	char *source;
@@ -89,57 +105,6 @@ live_options_init(struct live_options *o)
 	o->foreground = "auto";
 	o->retain_days = 30;
 	pipeline_options_init(&o->thresholds);
-}
-
-/*
- * The pidfile is locked for the daemon's life: a second tapd on the same
- * file finds it locked and refuses, and a stale file of a dead one is
- * simply taken over.
- */
-static int
-pidfile_take(struct live *l, const char *path)
-{
-	char buf[32];
-	int fd, n, rc;
-
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = -errno;
-		log_error("cannot open pidfile '%s': %s", path,
-			  strerror(errno));
-		return rc;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		rc = errno == EWOULDBLOCK ? -EEXIST : -errno;
-		n = (int)read(fd, buf, sizeof(buf) - 1);
-		buf[n > 0 ? n : 0] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-		log_error("cannot take pidfile '%s': tapd is already running "
-			  "(pid %s)",
-			  path, buf[0] ? buf : "?");
-		close(fd);
-		return rc;
-	}
-	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) < 0 || write(fd, buf, (size_t)n) != n) {
-		rc = -errno;
-		log_error("cannot write pidfile '%s': %s", path,
-			  strerror(errno));
-		close(fd);
-		return rc;
-	}
-	l->pidfd = fd;
-	return 0;
-}
-
-static void
-pidfile_release(struct live *l)
-{
-	if (l->pidfd < 0)
-		return;
-	unlink(l->o->pidfile);
-	close(l->pidfd);
-	l->pidfd = -1;
 }
 
 /*
@@ -175,6 +140,36 @@ pick_db(struct live *l)
 #endif
 }
 
+/*
+ * Something happened: the heartbeat runs as soon as it may, and keeps
+ * running while there is work.  After frames (a write of perfetto's, a
+ * poll's answer: a few a second) it runs at once, since they are what
+ * finalizes a tap; after anything else at most every TICK_MS, so that a
+ * finger moving on the screen (an event every few ms) costs no more
+ * heartbeats than before.
+ */
+static void
+wake_tick(struct live *l, int now_too)
+{
+	int64_t now = loop_now_ns(), at = l->last_tick_ns + TICK_MS * MS;
+	size_t i;
+
+	l->active_ns = now;
+	if (at < now || now_too)
+		at = now;
+	if (at < loop_timer_due(l->tick) && loop_timer_at(l->tick, at) < 0)
+		log_warn("cannot arm the heartbeat");
+	/* A source's timer slowed down while idle is back to its period. */
+	for (i = 0; i < l->n_src; i++) {
+		if (!l->watch[i].timer)
+			continue;
+		at = now + source_timer_ms(l->src[i]) * MS;
+		if (at < loop_timer_due(l->watch[i].timer) &&
+		    loop_timer_at(l->watch[i].timer, at) < 0)
+			log_warn("cannot arm a source's timer");
+	}
+}
+
 static int
 on_source(void *ctx, uint32_t events)
 {
@@ -183,6 +178,7 @@ on_source(void *ctx, uint32_t events)
 
 	(void)events;
 	rc = source_dispatch(w->src, w->l->pipe);
+	wake_tick(w->l, source_role(w->src) == SOURCE_ROLE_FRAMES);
 	/* A gesture dropped on a full disk is counted by the store. */
 	return rc == -ENOSPC ? 0 : rc;
 }
@@ -194,6 +190,7 @@ on_control(void *ctx, uint32_t events)
 
 	(void)events;
 	control_serve(l->control, pipeline_control, l->pipe);
+	wake_tick(l, 0);
 	return 0;
 }
 
@@ -275,6 +272,22 @@ begin_run_late(struct live *l)
 		log_info("running (run %" PRId64 ")", l->run_id);
 }
 
+/*
+ * Whether the heartbeat has work at its next period: a tap waiting for
+ * its frames (its finalization, the idle-screen rules and the latency
+ * poller are timed by it), a gesture under way, taps held on a full disk
+ * or a run still to record, or an fd event in the last ACTIVE_MS (a batch
+ * to commit, a source's state to report).
+ */
+static int
+live_busy(const struct live *l, int64_t now)
+{
+	return pipeline_pending(l->pipe) > 0 ||
+	       pipeline_gesture_in_progress(l->pipe) ||
+	       store_held(l->store) > 0 || !l->run_id ||
+	       now - l->active_ns < ACTIVE_MS * MS;
+}
+
 /* The heartbeat: finalize, commit, announce, tell the sources, health. */
 static int
 on_tick(void *ctx)
@@ -285,6 +298,13 @@ on_tick(void *ctx)
 	size_t i;
 	int rc;
 
+	l->last_tick_ns = now;
+	/* Read when taps may be finalized, not on a timer of its own. */
+	if (now >= l->wall_due_ns) {
+		pipeline_set_wall_offset(l->pipe,
+					 loop_realtime_ns() - loop_now_ns());
+		l->wall_due_ns = now + WALL_MS * MS;
+	}
 	sc.l = l;
 	sc.frames_wm = frames_watermark(l);
 	/*
@@ -307,52 +327,31 @@ on_tick(void *ctx)
 		source_tick(l->src[i], l->pipe);
 	status_update(l->status, fill_status, &sc);
 	report_store(l);
+	if (loop_timer_at(l->tick, live_busy(l, now) ? now + TICK_MS * MS
+						     : INT64_MAX) < 0)
+		log_warn("cannot arm the heartbeat");
 	/* Out of memory is the one failure a daemon cannot ride out. */
 	return rc == -ENOMEM ? rc : 0;
 }
 
-static int
-on_wall_timer(void *ctx)
-{
-	struct live *l = ctx;
-
-	pipeline_set_wall_offset(l->pipe, loop_realtime_ns() - loop_now_ns());
-	return 0;
-}
-
 /*
- * Retention, one small batch a tick so the write lock is never held long;
- * once a pass has nothing left to delete, the file is compacted and the
- * WAL truncated.
+ * A source's timer: at its period while the daemon is busy, at
+ * SOURCE_IDLE_MS (or its period, when longer) otherwise.
  */
 static int
-on_retention_timer(void *ctx)
+on_source_timer(void *ctx)
 {
-	struct live *l = ctx;
-	int64_t deleted = 0, cutoff;
+	struct live_watch *w = ctx;
+	int64_t now, ms = source_timer_ms(w->src);
 	int rc;
 
-	cutoff = loop_realtime_ns() - (int64_t)l->o->retain_days * DAY_NS;
-	rc = store_retain(l->store, cutoff, RETENTION_BATCH, &deleted);
-	/* On a full disk it waits for the held taps to be written. */
-	if (rc < 0) {
-		if (rc != -ENOSPC)
-			log_warnx("retention failed: %s", strerror(-rc));
-		return 0;
-	}
-	if (deleted > 0) {
-		log_info("retention: deleted %" PRId64 " taps older than %d "
-			 "days",
-			 deleted, l->o->retain_days);
-		l->need_maintain = 1;
-	} else if (l->need_maintain) {
-		rc = store_maintain(l->store);
-		if (rc < 0)
-			log_warnx("cannot checkpoint after retention: %s",
-				  strerror(-rc));
-		l->need_maintain = 0;
-	}
-	return 0;
+	rc = source_timer(w->src);
+	now = loop_now_ns();
+	if (!live_busy(w->l, now) && ms < SOURCE_IDLE_MS)
+		ms = SOURCE_IDLE_MS;
+	if (loop_timer_at(w->timer, now + ms * MS) < 0)
+		log_warn("cannot arm a source's timer");
+	return rc;
 }
 
 static int
@@ -588,20 +587,24 @@ watch(struct live *l)
 		rc = loop_add_fd(l->loop, control_fd(l->control), EPOLLIN,
 				 on_control, l);
 	if (rc == 0)
-		rc = loop_add_timer(l->loop, TICK_MS, on_tick, l);
-	for (i = 0; rc == 0 && i < l->n_src; i++)
-		if (source_timer_ms(l->src[i]) > 0)
-			rc = loop_add_timer(l->loop, source_timer_ms(l->src[i]),
-					    source_timer, l->src[i]);
+		rc = loop_timer_new(l->loop, on_tick, l, &l->tick);
+	/* The first heartbeat at once: it reports the sources' state. */
 	if (rc == 0)
-		rc = loop_add_timer(l->loop, WALL_MS, on_wall_timer, l);
-	if (rc == 0 && l->o->retain_days > 0) {
-		rc = loop_add_timer(l->loop, RETENTION_MS, on_retention_timer,
-				    l);
-		/* A daemon that was off for a while starts by catching up. */
+		rc = loop_timer_at(l->tick, loop_now_ns());
+	for (i = 0; rc == 0 && i < l->n_src; i++) {
+		if (source_timer_ms(l->src[i]) <= 0)
+			continue;
+		rc = loop_timer_new(l->loop, on_source_timer, &l->watch[i],
+				    &l->watch[i].timer);
 		if (rc == 0)
-			on_retention_timer(l);
+			rc = loop_timer_at(l->watch[i].timer,
+					   loop_now_ns() +
+						   source_timer_ms(l->src[i]) *
+							   MS);
 	}
+	if (rc == 0 && l->o->retain_days > 0)
+		rc = retention_new(l->loop, l->store, l->o->retain_days,
+				   &l->retention);
 	return rc;
 }
 
@@ -711,7 +714,7 @@ live_run(const struct live_options *o)
 			goto out;
 	}
 	if (o->pidfile) {
-		rc = pidfile_take(&l, o->pidfile);
+		rc = pidfile_take(o->pidfile, &l.pidfd);
 		if (rc < 0)
 			goto out;
 	}
@@ -809,13 +812,14 @@ out:
 		source_free(l.src[i - 1]);
 	pipeline_free(l.pipe);
 	attrib_free(l.attrib);
+	retention_free(l.retention);
 	metrics_free(l.metrics);
 	control_free(l.control);
 	events_free(l.events);
 	status_free(l.status);
 	store_close(l.store);
 	loop_free(l.loop);
-	pidfile_release(&l);
+	pidfile_release(o->pidfile, l.pidfd);
 	free(l.dd);
 	free(l.source);
 	free(stats);

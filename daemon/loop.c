@@ -18,6 +18,7 @@
 enum loop_kind {
 	LOOP_FD,
 	LOOP_TIMER,
+	LOOP_ONESHOT,
 	LOOP_SIGNAL,
 };
 
@@ -30,8 +31,14 @@ struct loop_source {
 		loop_signal_cb signal;
 	} cb;
 	void *ctx;
-	int dead; /* removed; freed after the current batch of events */
+	int dead;    /* removed; freed after the current batch of events */
+	int64_t due; /* LOOP_ONESHOT: when it fires, INT64_MAX: not armed */
 	struct loop_source *next;
+};
+
+/* A one-shot timer is its source; the header keeps the type opaque. */
+struct loop_timer {
+	struct loop_source src;
 };
 
 struct loop {
@@ -119,7 +126,8 @@ add_source(struct loop *l, enum loop_kind kind, int fd, uint32_t events,
 	struct epoll_event ev;
 	struct loop_source *s;
 
-	s = calloc(1, sizeof(*s));
+	/* Large enough for a one-shot timer, which is a source too. */
+	s = calloc(1, sizeof(struct loop_timer));
 	if (!s)
 		return -ENOMEM;
 	s->kind = kind;
@@ -130,12 +138,14 @@ add_source(struct loop *l, enum loop_kind kind, int fd, uint32_t events,
 		s->cb.fd = (loop_fd_cb)cb;
 		break;
 	case LOOP_TIMER:
+	case LOOP_ONESHOT:
 		s->cb.timer = (loop_timer_cb)cb;
 		break;
 	case LOOP_SIGNAL:
 		s->cb.signal = (loop_signal_cb)cb;
 		break;
 	}
+	s->due = INT64_MAX;
 	memset(&ev, 0, sizeof(ev));
 	ev.events = events;
 	ev.data.ptr = s;
@@ -217,6 +227,53 @@ loop_add_timer(struct loop *l, int64_t interval_ms, loop_timer_cb cb, void *ctx)
 }
 
 int
+loop_timer_new(struct loop *l, loop_timer_cb cb, void *ctx,
+	       struct loop_timer **out)
+{
+	int fd, rc;
+
+	*out = NULL;
+	fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = add_source(l, LOOP_ONESHOT, fd, EPOLLIN, (void *)cb, ctx);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	/* add_source() put it first and sized it as a loop_timer. */
+	*out = (struct loop_timer *)l->sources;
+	return 0;
+}
+
+int
+loop_timer_at(struct loop_timer *t, int64_t at_ns)
+{
+	struct itimerspec its;
+
+	if (t->src.due == at_ns)
+		return 0;
+	memset(&its, 0, sizeof(its));
+	if (at_ns != INT64_MAX) {
+		/* 0 would disarm it: a time past is the earliest there is. */
+		if (at_ns < 1)
+			at_ns = 1;
+		its.it_value.tv_sec = (time_t)(at_ns / 1000000000);
+		its.it_value.tv_nsec = (long)(at_ns % 1000000000);
+	}
+	if (timerfd_settime(t->src.fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		return -errno;
+	t->src.due = at_ns;
+	return 0;
+}
+
+int64_t
+loop_timer_due(const struct loop_timer *t)
+{
+	return t->src.due;
+}
+
+int
 loop_add_signals(struct loop *l, const int *sigs, unsigned n, loop_signal_cb cb,
 		 void *ctx)
 {
@@ -259,6 +316,16 @@ dispatch(struct loop_source *s, uint32_t events)
 		n = read(s->fd, &expirations, sizeof(expirations));
 		if (n != (ssize_t)sizeof(expirations))
 			return 0;
+		return s->cb.timer(s->ctx);
+	case LOOP_ONESHOT:
+		/*
+		 * Re-armed since it fired (read gives EAGAIN): not due yet,
+		 * the timerfd fires again at the new time.
+		 */
+		n = read(s->fd, &expirations, sizeof(expirations));
+		if (n != (ssize_t)sizeof(expirations))
+			return 0;
+		s->due = INT64_MAX;
 		return s->cb.timer(s->ctx);
 	case LOOP_SIGNAL:
 		while ((n = read(s->fd, &si, sizeof(si))) ==

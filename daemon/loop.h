@@ -43,6 +43,31 @@ int loop_add_timer(struct loop *l, int64_t interval_ms, loop_timer_cb cb,
 		   void *ctx);
 
 /*
+ * A timer that fires once at a time it is given, then waits to be given
+ * another: for work that has a next deadline rather than a period, so
+ * that an idle loop sleeps until something is due instead of waking to
+ * find nothing to do.  It belongs to the loop (loop_free() frees it).
+ */
+struct loop_timer;
+
+/*
+ * Makes a one-shot timer calling cb, not armed.  Returns 0 and sets *out,
+ * or a negative errno.
+ */
+int loop_timer_new(struct loop *l, loop_timer_cb cb, void *ctx,
+		   struct loop_timer **out);
+
+/*
+ * Arms t for at_ns (CLOCK_MONOTONIC; a time already past fires at the
+ * next wait), replacing any earlier setting; INT64_MAX disarms it.
+ * Returns 0 or a negative errno.
+ */
+int loop_timer_at(struct loop_timer *t, int64_t at_ns);
+
+/* When t fires next, INT64_MAX when it is not armed. */
+int64_t loop_timer_due(const struct loop_timer *t);
+
+/*
  * Takes the signals in sigs[0..n) from normal delivery (blocks them in
  * the calling thread, which threads started later inherit) and delivers
  * them to cb through the loop.  Returns 0 or a negative errno.

@@ -168,6 +168,12 @@ store_flags(unsigned gesture_flags, unsigned corr_flags)
 		f |= STORE_FLAG_END_FROM_LATENCY;
 	if (corr_flags & CORRELATE_FLAG_END_UNCONFIRMED)
 		f |= STORE_FLAG_END_UNCONFIRMED;
+	if (corr_flags & CORRELATE_FLAG_CLOCK_ASSUMED)
+		f |= STORE_FLAG_CLOCK_ASSUMED;
+	if (corr_flags & CORRELATE_FLAG_START_ESTIMATED)
+		f |= STORE_FLAG_START_ESTIMATED;
+	if (corr_flags & CORRELATE_FLAG_PRESENT_ESTIMATED)
+		f |= STORE_FLAG_PRESENT_ESTIMATED;
 	return f;
 }
 
@@ -337,6 +343,7 @@ on_result(void *ctx, const struct correlate_result *res)
 		tap.settle_ns = res->settle_ns;
 		tap.frames = res->frames;
 		tap.jank = res->jank;
+		tap.jank_tags = res->jank_tags;
 		rc = keep_tap(p, &tap, res->resp, res->nresp);
 	}
 	if (rc == 0)

@@ -28,7 +28,17 @@
 /* Finalized on an idle screen (docs/DESIGN.md 1.6). */
 #define STORE_FLAG_END_FROM_LATENCY 0x10u
 #define STORE_FLAG_END_UNCONFIRMED  0x20u
-#define STORE_FLAG_COUNT	    6
+/*
+ * How the response frames' times were come by (docs/DESIGN.md 1.6): a
+ * response frame's clock taken with offset 0 (a trace without a
+ * ClockSnapshot); the first response frame's start is SurfaceFlinger's
+ * stand-in for an expired prediction; the present of the first response
+ * frame or of the burst's last is one of SurfaceFlinger's fallbacks.
+ */
+#define STORE_FLAG_CLOCK_ASSUMED     0x40u
+#define STORE_FLAG_START_ESTIMATED   0x80u
+#define STORE_FLAG_PRESENT_ESTIMATED 0x100u
+#define STORE_FLAG_COUNT	     9
 
 /*
  * The gesture kinds and the statuses of a tap.  Their names below are the
@@ -104,6 +114,8 @@ struct store_tap {
 	int32_t frames;		/* response frames */
 	uint32_t jank;		/* union of the response frames' jank bits */
 	int64_t session;	/* 0 for none */
+	/* union of the response frames' jank tags (janktag.h) */
+	uint32_t jank_tags;
 	/*
 	 * The window the tap hit, as dumpsys input names it (NULL for none),
 	 * and how its app was decided: "window", "foreground" or "none"
@@ -161,6 +173,29 @@ void store_filter_init(struct store_filter *f);
  * store_close().
  */
 int store_open(const char *path, unsigned flags, struct store **out);
+
+/*
+ * The memory of the connections opened from now on, for a process that
+ * runs for days and queries little (the live daemon); the other commands
+ * keep SQLite's defaults.  writer_kib and reader_kib: the page cache that
+ * the writer and each reader may fill (PRAGMA cache_size), 0 for SQLite's
+ * default of 2 MiB, at most STORE_CACHE_MAX_KIB.  Process-wide too,
+ * which SQLite allows only before
+ * its first use: no lookaside (Debian's SQLite is built without one) and
+ * a page cache taken a page at a time instead of a first block of 20
+ * pages per connection.  Call it before any thread uses SQLite.  Returns 0,
+ * -EINVAL for a size over the maximum (nothing is set), or -EBUSY when
+ * SQLite was already in use, with the cache sizes set anyway.
+ */
+#define STORE_CACHE_MAX_KIB (1024u * 1024u)
+int store_set_memory(unsigned writer_kib, unsigned reader_kib);
+
+/*
+ * The page cache size, in KiB, that a connection of that role
+ * (STORE_OPEN_READONLY or 0 in flags) gets at open: 0 for SQLite's
+ * default.
+ */
+unsigned store_cache_kib(unsigned flags);
 
 /*
  * The SQLite URI "file:PATH?QUERY" for a file path (SQLite is built with

@@ -245,9 +245,9 @@ sqlite3 *store__sqlite(struct store *st);
  */
 #define STORE__TAP_COLUMNS                                                     \
 	"id, app, pid, kind, status, flags, t_down_ns, t_up_ns, wall_ns, x, "  \
-	"y, first_frame_ns, settle_ns, frames, jank, session, window, "        \
-	"attribution"
-#define STORE__TAP_NCOLUMNS 18
+	"y, first_frame_ns, settle_ns, frames, jank, session, jank_tags, "     \
+	"window, attribution"
+#define STORE__TAP_NCOLUMNS 19
 
 /*
  * Reads the current row of a statement that selected STORE__TAP_COLUMNS

@@ -265,8 +265,9 @@ store__tap_row(sqlite3_stmt *stmt, int64_t *id, struct store_tap *tap)
 	tap->frames = store_column_int32(stmt, 13);
 	tap->jank = (uint32_t)store_column_int64(stmt, 14, 0);
 	tap->session = store_column_int64(stmt, 15, 0);
-	tap->window = store_column_text(stmt, 16);
-	tap->attribution = store_column_text(stmt, 17);
+	tap->jank_tags = (uint32_t)store_column_int64(stmt, 16, 0);
+	tap->window = store_column_text(stmt, 17);
+	tap->attribution = store_column_text(stmt, 18);
 	return 0;
 }
 

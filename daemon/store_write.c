@@ -240,11 +240,13 @@ store_bind_tap(struct store *st, const struct store__held *h)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(stmt, 17, h->id);
 	if (rc == SQLITE_OK)
-		rc = tap->window ? sqlite3_bind_text(stmt, 18, tap->window, -1,
-						     SQLITE_TRANSIENT)
-				 : sqlite3_bind_null(stmt, 18);
+		rc = sqlite3_bind_int64(stmt, 18, (int64_t)tap->jank_tags);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(stmt, 19,
+		rc = tap->window ? sqlite3_bind_text(stmt, 19, tap->window, -1,
+						     SQLITE_TRANSIENT)
+				 : sqlite3_bind_null(stmt, 19);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(stmt, 20,
 				       store_attribution_name(tap->attribution),
 				       -1, SQLITE_STATIC);
 	return rc;

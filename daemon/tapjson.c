@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "janktag.h"
+
 /*
  * Names of the FrameTimeline JankType bits (docs/formats.md 2.4), bit 0
  * first; NULL for JANK_NONE, which is not a kind of jank.
@@ -37,7 +39,8 @@ static const char *const jank_names[] = {
 
 static const char csv_header[] =
 	"id,app,pid,kind,status,flags,t_down_ns,t_up_ns,wall_time,x,y,"
-	"first_frame_ms,settle_ms,frames,jank,session,window,attribution\r\n";
+	"first_frame_ms,settle_ms,frames,jank,jank_tags,jank_perceivable,"
+	"session,window,attribution\r\n";
 
 size_t
 tapjson_utf8_len(const unsigned char *s)
@@ -210,6 +213,12 @@ tapjson_jank_new(uint32_t jank)
 	return names_new(jank, jank_names, NELEM(jank_names));
 }
 
+cJSON *
+tapjson_jank_tags_new(uint32_t tags)
+{
+	return names_new(tags, janktag_names, JANKTAG_COUNT);
+}
+
 double
 tapjson_ms(int64_t ns)
 {
@@ -301,6 +310,14 @@ fill(cJSON *obj, int64_t id, const struct store_tap *tap)
 		cJSON_Delete(arr);
 		return -ENOMEM;
 	}
+	arr = tapjson_jank_tags_new(tap->jank_tags);
+	if (!arr || !cJSON_AddItemToObject(obj, "jank_tags", arr)) {
+		cJSON_Delete(arr);
+		return -ENOMEM;
+	}
+	if (!cJSON_AddBoolToObject(obj, "jank_perceivable",
+				   (tap->jank_tags & JANKTAG_PERCEIVABLE) != 0))
+		return -ENOMEM;
 	if (tap->session > 0) {
 		if (!cJSON_AddNumberToObject(obj, "session",
 					     (double)tap->session))
@@ -453,6 +470,8 @@ tapjson_csv_write(FILE *f, int64_t id, const struct store_tap *tap)
 	fprintf(f, ",%" PRId32 ",", tap->frames);
 	csv_names(f, tap->jank, jank_names, NELEM(jank_names));
 	fputc(',', f);
+	csv_names(f, tap->jank_tags, janktag_names, JANKTAG_COUNT);
+	fputs((tap->jank_tags & JANKTAG_PERCEIVABLE) ? ",true," : ",false,", f);
 	if (tap->session > 0)
 		fprintf(f, "%" PRId64, tap->session);
 	fputc(',', f);

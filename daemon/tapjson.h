@@ -11,8 +11,9 @@
  *		"not_measured"
  *   flags	array of names: "busy_before", "settle_capped",
  *		"interrupted", "input_dropped", "end_from_latency",
- *		"end_unconfirmed" (STORE_FLAG_* bits, in bit order; unknown
- *		bits are left out)
+ *		"end_unconfirmed", "clock_assumed", "start_estimated",
+ *		"present_estimated" (STORE_FLAG_* bits, in bit order;
+ *		unknown bits are left out)
  *   t_down_ns, t_up_ns   decimal strings: CLOCK_MONOTONIC ns do not
  *		survive a JSON double
  *   wall_time	RFC 3339 UTC with milliseconds ("2026-12-01T05:37:54.123Z"),
@@ -26,6 +27,13 @@
  *		JANK_ prefix, in bit order ("sf_scheduling", ...,
  *		"app_deadline_missed", ..., "dropped", ...); JANK_NONE is
  *		left out since it means "not janky", and so are unknown bits
+ *   jank_tags	array of the response frames' jank tags, as Perfetto's
+ *		trace processor derives them (janktag.h): "self_jank",
+ *		"other_jank", "dropped_frame", "buffer_stuffing",
+ *		"sf_stuffing", "non_perceivable", "unspecified"; frames
+ *		without jank ("No Jank") add none
+ *   jank_perceivable   true when a tag is self_jank, other_jank or
+ *		dropped_frame, the jank a user sees
  *   session	number, null for none (0)
  *
  * Strings that are not valid UTF-8 (a hostile or damaged database) come
@@ -69,6 +77,9 @@ double tapjson_ms(int64_t ns);
  */
 cJSON *tapjson_flags_new(unsigned flags);
 cJSON *tapjson_jank_new(uint32_t jank);
+
+/* The array of names of the jank tags (janktag.h) in tags, as above. */
+cJSON *tapjson_jank_tags_new(uint32_t tags);
 
 /*
  * The CSV header line (RFC 4180, CRLF-terminated), with the columns of the

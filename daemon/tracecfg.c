@@ -16,6 +16,7 @@
 #define TC_FILE_WRITE_PERIOD_MS 9
 #define TC_MAX_FILE_SIZE_BYTES	10
 #define TC_FLUSH_PERIOD_MS	13
+#define TC_BUILTIN_DATA_SOURCES 20
 #define TC_UNIQUE_SESSION_NAME	22
 #define TC_OUTPUT_PATH		29
 #define TC_WRITE_FLUSH_MODE	44
@@ -28,6 +29,12 @@
 /* TraceConfig.DataSource and DataSourceConfig */
 #define DS_CONFIG 1
 #define DSC_NAME  1
+
+/* TraceConfig.BuiltinDataSource */
+#define BDS_DISABLE_TRACE_CONFIG	   2
+#define BDS_DISABLE_SYSTEM_INFO		   3
+#define BDS_DISABLE_SERVICE_EVENTS	   4
+#define BDS_DISABLE_CHUNK_USAGE_HISTOGRAMS 8
 
 /* TraceConfig.WriteFlushMode */
 #define WRITE_FLUSH_ENABLED 3
@@ -130,8 +137,8 @@ tracecfg_params_default(struct tracecfg_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->buffer_kb = 4096;
-	p->file_write_period_ms = 1000;
-	p->flush_period_ms = 1000;
+	p->file_write_period_ms = 500;
+	p->flush_period_ms = 500;
 }
 
 static int
@@ -150,7 +157,7 @@ string_ok(const char *s, int required)
 int
 tracecfg_encode(const struct tracecfg_params *p, uint8_t **out, size_t *len)
 {
-	struct wbuf cfg = {0}, buf = {0}, ds = {0}, dsc = {0};
+	struct wbuf cfg = {0}, buf = {0}, ds = {0}, dsc = {0}, bds = {0};
 	int rc = 0;
 
 	if (!string_ok(p->output_path, 1) || !string_ok(p->session_name, 0) ||
@@ -175,6 +182,19 @@ tracecfg_encode(const struct tracecfg_params *p, uint8_t **out, size_t *len)
 		w_uint(&cfg, TC_MAX_FILE_SIZE_BYTES, p->max_file_size_bytes);
 	if (p->flush_period_ms)
 		w_uint(&cfg, TC_FLUSH_PERIOD_MS, p->flush_period_ms);
+	/*
+	 * What the service would add that the reader skips: the config
+	 * echoed, the system info, the service events (one after every
+	 * flush, that is every write period, on services that emit them,
+	 * which on an idle screen would make a write with no frame in it)
+	 * and the chunk histograms of the periodic stats.  The clock
+	 * snapshots stay: the reader needs them for BOOTTIME.
+	 */
+	w_uint(&bds, BDS_DISABLE_TRACE_CONFIG, 1);
+	w_uint(&bds, BDS_DISABLE_SYSTEM_INFO, 1);
+	w_uint(&bds, BDS_DISABLE_SERVICE_EVENTS, 1);
+	w_uint(&bds, BDS_DISABLE_CHUNK_USAGE_HISTOGRAMS, 1);
+	w_msg(&cfg, TC_BUILTIN_DATA_SOURCES, &bds);
 	if (p->session_name && p->session_name[0])
 		w_bytes(&cfg, TC_UNIQUE_SESSION_NAME, p->session_name,
 			strlen(p->session_name));
@@ -193,5 +213,6 @@ out:
 	w_release(&buf);
 	w_release(&ds);
 	w_release(&dsc);
+	w_release(&bds);
 	return rc;
 }

@@ -17,6 +17,11 @@
  *	max_file_size_bytes (10), when not 0: traced stops the session there
  *	flush_period_ms (13): makes SurfaceFlinger commit its chunks, which
  *		the periodic write alone does not do before perfetto v53
+ *	builtin_data_sources (20) { disable_trace_config (2),
+ *		disable_system_info (3), disable_service_events (4),
+ *		disable_chunk_usage_histograms (8): all true }: nothing in the
+ *		file but the FrameTimeline packets, the clock snapshots the
+ *		reader needs and the service's periodic sync markers and stats
  *	unique_session_name (22), when set
  *	output_path (29): the file traced creates (Android 11+)
  *	write_flush_mode (44): WRITE_FLUSH_ENABLED (3), a flush before every
@@ -42,8 +47,8 @@ struct tracecfg_params {
 	uint32_t buffer_kb;	       /* central buffer size, default 4096 */
 	const char *output_path;       /* required; must not exist yet */
 	const char *session_name;      /* unique_session_name, NULL: none */
-	uint32_t file_write_period_ms; /* default 1000 */
-	uint32_t flush_period_ms;      /* default 1000; 0 leaves it out */
+	uint32_t file_write_period_ms; /* default 500 */
+	uint32_t flush_period_ms;      /* default 500; 0 leaves it out */
 	uint64_t max_file_size_bytes;  /* 0: no cap (left out) */
 };
 

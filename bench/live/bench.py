@@ -11,16 +11,29 @@ each event's arrival in CLOCK_MONOTONIC.  tapd's own figures come from
 /proc: CPU (utime + stime), peak RSS (VmHWM), context switches of all its
 threads, bytes written (write_bytes); perfetto's (the fake's) separately.
 
-    bench.py BUILD WORKDIR ACTIVE_S IDLE_S
+    bench.py BUILD WORKDIR ACTIVE_S IDLE_S [TAPD [LABEL]]
+
+TAPD is the daemon to measure (default BUILD/tapd), for example the static
+Android x86_64 build; the fakes are BUILD/tapd-sim either way.  LABEL names
+the build in the report.  With BENCH_LIVE_DB=FILE, tapd starts on a copy
+of that database (for example bench/query's 1,000,000 taps, a month of a
+busy phone) instead of an empty one, so that SQLite's page caches meet
+b-trees of a real depth; a dashboard then asks for /v1/apps, /v1/percentiles
+and /v1/taps every DASHBOARD_S seconds of the active phase, so that the
+readers' caches meet them too.
 """
 import http.client
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smaps  # noqa: E402
 
 MS = 1000000
 S = 1000000000
@@ -35,6 +48,9 @@ TAP_MS = 60
 # burst; the idle phase starts IDLE_AFTER_S after the active phase.
 ANIMATE_AFTER_MS = 1000
 IDLE_AFTER_S = 3
+# With a seeded database: a dashboard's refresh, this often.
+DASHBOARD_S = 5
+DASHBOARD = ["/v1/apps", "/v1/percentiles?p=50,90,99&method=exact", "/v1/taps?limit=100"]
 
 
 def mono_ns():
@@ -228,7 +244,8 @@ def pct(vals, p):
 def main():
     build, work, active_s, idle_s = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     sim = os.path.abspath(build + "/tapd-sim")
-    tapd = os.path.abspath(build + "/tapd")
+    tapd = os.path.abspath(sys.argv[5] if len(sys.argv) > 5 else build + "/tapd")
+    label = sys.argv[6] if len(sys.argv) > 6 else "debian"
     root = work + "/root"
     binp = work + "/bin"
     for d in (root + "/dev/cpuset/top-app", binp, work + "/traces"):
@@ -247,6 +264,9 @@ def main():
     if not os.path.exists(fifo):
         os.mkfifo(fifo)
     db = work + "/taps.db"
+    seed = os.environ.get("BENCH_LIVE_DB")
+    if seed and not os.path.exists(db):
+        shutil.copyfile(seed, db)
     env = dict(os.environ, TAPD_FAKE_SDK="34", TAPD_FAKE_PERFETTO_HZ=str(HZ),
                TAPD_FAKE_PERFETTO_ANIMATE_MS=str((WARMUP_S + active_s) * 1000 + ANIMATE_AFTER_MS),
                TAPD_FAKE_PERFETTO_MAX_MS=str((WARMUP_S + active_s + idle_s + 120) * 1000),
@@ -259,6 +279,9 @@ def main():
            "--sysroot", root, "--trace-dir", work + "/traces",
            "--perfetto-bin", binp + "/perfetto", "--getprop-bin", binp + "/getprop",
            "--dumpsys-bin", binp + "/dumpsys"]
+    if seed:
+        # The seed's taps are older than any retention: keep them.
+        cmd += ["--retain-days", "0"]
     t_start = mono_ns()
     proc = subprocess.Popen(cmd, stdout=errf, stderr=errf, env=env)
     port = None
@@ -284,6 +307,24 @@ def main():
             kids.poll()
 
     threading.Thread(target=poller, daemon=True).start()
+    stop_dash = threading.Event()
+    dash = {"n": 0, "failed": 0}
+
+    def dashboard():
+        while not stop_dash.wait(DASHBOARD_S):
+            for path in DASHBOARD:
+                try:
+                    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                    c.request("GET", path)
+                    r = c.getresponse()
+                    r.read()
+                    dash["n" if r.status == 200 else "failed"] += 1
+                    c.close()
+                except (OSError, http.client.HTTPException):
+                    dash["failed"] += 1
+
+    if seed:
+        threading.Thread(target=dashboard, daemon=True).start()
 
     # The active phase starts with the first tap, WARMUP_S after tapd.
     while mono_ns() < t_start + WARMUP_S * S:
@@ -321,6 +362,7 @@ def main():
         time.sleep(0.01)
     a1 = Sample(pid)
     k1a = kids.total()
+    stop_dash.set()
     # Idle: the fake stops drawing ANIMATE_AFTER_MS after the active phase.
     while mono_ns() < a1.t + IDLE_AFTER_S * S:
         time.sleep(0.05)
@@ -334,6 +376,10 @@ def main():
     anon_kb = status_kb(pid, "RssAnon")
     file_kb = status_kb(pid, "RssFile")
     rss_kb = status_kb(pid, "VmRSS")
+    smaps_text = read("/proc/%d/smaps" % pid)
+    with open(work + "/smaps.txt", "w") as f:
+        f.write(smaps_text)
+    mem = smaps.breakdown(smaps_text, tapd)
     stop_poll.set()
     t_term = mono_ns()
     proc.send_signal(signal.SIGTERM)
@@ -404,10 +450,14 @@ def main():
 
     out = []
     p = out.append
+    p("[%s] %s" % (label, tapd))
     p("tapd run, live: %d s of taps (1 a second, getevent stream on a FIFO; no /dev/uinput here),"
       " two apps at %d Hz (fake perfetto), top-app switched at %d s; then %d s idle"
       % (active_s, HZ, active_s // 2, idle_s))
     p("load average %s %s %s (2 cores, shared); tapd exit %d" % (load[0], load[1], load[2], rc))
+    if seed:
+        p("seeded from %s (--retain-days 0); dashboard requests every %d s: %d answered, %d failed"
+          % (seed, DASHBOARD_S, dash["n"], dash["failed"]))
     p("")
     p("%-34s %12s %12s   %s" % ("tapd's own", "active", "idle", "goal"))
     p("%-34s %12.3f %12.3f   <= 0.5" % ("cpu % of one core (utime+stime)", cpu_a, cpu_i))
@@ -423,6 +473,8 @@ def main():
         pa = a1.per.get(t, (name, 0))[1] - a0.per.get(t, (name, 0))[1]
         pi = n - i0.per.get(t, (name, 0))[1]
         p("%-34s %12.2f %12.2f" % ("  wake-ups/s of thread '%s'" % name, pa / a_dt, pi / i_dt))
+    p("")
+    p(smaps.report(mem, "memory at the end (/proc/PID/smaps)"))
     p("")
     p("%-34s %12s %12s" % ("perfetto (the fake), not tapd's", "active", "idle"))
     p("%-34s %12.3f %12.3f" % ("cpu % of one core", pcpu_a, pcpu_i))
@@ -451,6 +503,7 @@ def main():
     res = {"cpu_pct": cpu_a, "rss_mb": hwm_kb / 1024, "wakeups_per_s": wk_a,
            "idle_wakeups_per_s": wk_i, "result_p99_ms": p99 if p99 is not None else -1,
            "trace_mb_per_h": trace_mb_h, "db_mb_per_h": db_mb_h, "rss_now_mb": rss_kb / 1024,
+           "rss_libs_mb": smaps.lib_total(mem) / 1024,
            "cpu_idle_pct": cpu_i, "perfetto_idle_wakeups_per_s": pwk_i,
            "result_p99_active_ms": p99_active if p99_active is not None else -1,
            "result_idle_tap_ms": last_ms,

@@ -46,7 +46,8 @@ DELETE FROM taps;
 INSERT INTO sessions (id, name, started_ns) VALUES (1, 'e2e', $now * 1000000000);
 WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < $N)
 INSERT INTO taps (run, session, app, pid, kind, status, flags, t_down_ns,
-	t_up_ns, wall_ns, x, y, first_frame_ns, settle_ns, frames, jank)
+	t_up_ns, wall_ns, x, y, first_frame_ns, settle_ns, frames, jank,
+	jank_tags)
 SELECT 1,
 	CASE WHEN i % 10 = 0 THEN 1 END,
 	CASE WHEN i % 1000 = 7 THEN 'weird,"app"'
@@ -65,7 +66,8 @@ SELECT 1,
 	CASE WHEN i % 3 = 0 THEN 30000000 + i * 1000 END,
 	CASE WHEN i % 3 = 0 THEN 200000000 + i * 1000 END,
 	CASE WHEN i % 3 = 0 THEN i % 20 + 1 ELSE 0 END,
-	CASE WHEN i % 3 = 0 THEN 65 ELSE 0 END
+	CASE WHEN i % 3 = 0 THEN 65 ELSE 0 END,
+	CASE WHEN i % 3 = 0 THEN i % 4 ELSE 0 END
 FROM seq;
 EOF
 	ko "filling the database"
@@ -222,14 +224,14 @@ check "since = until = a tap's wall time: both ends included" 1 \
 # The tap objects: the fields of docs/DESIGN.md 7.6, the way tapjson.h writes them.
 # Tap i = 30 of the fill: app 30 % 5, pid 1000 + 30 % 7, kind 30 % 4,
 # status 30 % 3, flags 30 % 16 = 14, session 1, jank 65 = none |
-# app_deadline_missed.
+# app_deadline_missed, jank tags 30 % 4 = 2: other_jank.
 id=$(sed -n 30p "$work/all.ids")
 get "after_id=$(sed -n 29p "$work/all.ids")&limit=1" >/dev/null
 check "tap object" \
-	"{\"id\":$id,\"app\":\"com.example.app0\",\"pid\":1002,\"kind\":\"swipe\",\"status\":\"ok\",\"flags\":[\"settle_capped\",\"interrupted\",\"input_dropped\"],\"t_down_ns\":\"2498000000000000\",\"t_up_ns\":\"2498000080000000\",\"x\":30,\"y\":30,\"first_frame_ms\":30.03,\"settle_ms\":200.03,\"frames\":11,\"jank\":[\"app_deadline_missed\"],\"session\":1,\"window\":null,\"attribution\":\"foreground\"}" \
+	"{\"id\":$id,\"app\":\"com.example.app0\",\"pid\":1002,\"kind\":\"swipe\",\"status\":\"ok\",\"flags\":[\"settle_capped\",\"interrupted\",\"input_dropped\"],\"t_down_ns\":\"2498000000000000\",\"t_up_ns\":\"2498000080000000\",\"x\":30,\"y\":30,\"first_frame_ms\":30.03,\"settle_ms\":200.03,\"frames\":11,\"jank\":[\"app_deadline_missed\"],\"jank_tags\":[\"other_jank\"],\"jank_perceivable\":true,\"session\":1,\"window\":null,\"attribution\":\"foreground\"}" \
 	"$(jq -c '.taps[0] | del(.wall_time)' "$work/body")"
 check "tap object: members in order" \
-	"id app pid kind status flags t_down_ns t_up_ns wall_time x y first_frame_ms settle_ms frames jank session window attribution" \
+	"id app pid kind status flags t_down_ns t_up_ns wall_time x y first_frame_ms settle_ms frames jank jank_tags jank_perceivable session window attribution" \
 	"$(jq -r '.taps[0] | keys_unsorted | join(" ")' "$work/body")"
 check "wall_time is RFC 3339 UTC with ms" \
 	"$(date -u -d "@$((now - 30 * 100 - 50))" +%Y-%m-%dT%H:%M:%S).000Z" \
@@ -261,12 +263,12 @@ curl -sS --max-time 20 -D "$work/headers" -o "$work/csv" \
 check "csv content type" text/csv \
 	"$(sed -n 's/^[Cc]ontent-[Tt]ype: *\([^;[:space:]]*\).*/\1/p' "$work/headers" | tr -d '\r')"
 check "csv header" \
-	"id,app,pid,kind,status,flags,t_down_ns,t_up_ns,wall_time,x,y,first_frame_ms,settle_ms,frames,jank,session,window,attribution" \
+	"id,app,pid,kind,status,flags,t_down_ns,t_up_ns,wall_time,x,y,first_frame_ms,settle_ms,frames,jank,jank_tags,jank_perceivable,session,window,attribution" \
 	"$(head -n 1 "$work/csv" | tr -d '\r')"
 check "csv rows" 10001 "$(wc -l <"$work/csv")"
 check "csv: every line ends with CRLF" 10001 "$(grep -c $'\r$' "$work/csv")"
-check "csv: 18 fields a row (quoted app aside)" 0 \
-	"$(grep -v '"' "$work/csv" | awk -F, 'NF != 18' | wc -l)"
+check "csv: 20 fields a row (quoted app aside)" 0 \
+	"$(grep -v '"' "$work/csv" | awk -F, 'NF != 20' | wc -l)"
 check "csv: the app with a comma and quotes" \
 	"$(sed -n 7p "$work/all.ids"),\"weird,\"\"app\"\"\",1000,multi,no_response" \
 	"$(grep -m 1 'weird' "$work/csv" | cut -d, -f1-6)"

@@ -17,7 +17,7 @@ NAME=sim_replay
 
 need_bins "$SIM" "$TAPD"
 
-scenarios=$("$SIM" list) || {
+scenarios=$("$SIM" list --no-windows) || {
 	ko "'$SIM list' failed"
 	finish
 }

@@ -244,11 +244,20 @@ holds "taps: stderr tells how to page on" grep -q 'after-id' "$work/err"
 first=$(sql "SELECT id, printf('%.3f', first_frame_ns / 1e6) FROM taps
 	     WHERE first_frame_ns IS NOT NULL ORDER BY id LIMIT 1")
 expect "taps --after-id" 0 taps --after-id $((${first% *} - 1)) --limit 1
-got=$(awk 'NR == 2 { print $1, $(NF - 3) }' "$work/out")
+got=$(awk 'NR == 2 { print $1, $(NF - 4) }' "$work/out")
 if [ "$got" = "$first" ]; then
 	ok "taps table: first_frame_ms of tap ${first% *} is the database's"
 else
 	ko "taps table: '$got', database '$first'" "$(cat "$work/out")"
+fi
+# The JANK column: the tap's jank tags by name, "-" for none.
+tags=$(sql "SELECT jank_tags FROM taps WHERE id = ${first% *}")
+got=$(awk 'NR == 2 { print $NF }' "$work/out")
+if { [ "$tags" = 0 ] && [ "$got" = - ]; } ||
+	{ [ "$tags" != 0 ] && [ "$got" != - ] && printf '%s\n' "$got" | grep -Eq '^[a-z_]+(,[a-z_]+)*$'; }; then
+	ok "taps table: the jank tags of tap ${first% *} ($got)"
+else
+	ko "taps table: jank tags '$got', database $tags" "$(cat "$work/out")"
 fi
 napp=$(sql "SELECT count(*) FROM taps WHERE app = '$app'")
 expect "taps --app $app" 0 taps --app "$app" --limit 10000

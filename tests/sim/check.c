@@ -24,6 +24,12 @@ struct gesture {
 	int64_t t_down_ns, t_up_ns;
 	int64_t first_frame_ns, settle_ns;
 	int64_t frames, jank;
+	/* Compared when the truth has them: attribution by window. */
+	int by_window;
+	char window[160];
+	int has_window;
+	char attribution[16];
+	int db_columns; /* a row of a database with both columns */
 	int matched;
 };
 
@@ -215,6 +221,15 @@ load_truth(const char *path, struct list *l)
 		g->has_app = cJSON_IsString(v);
 		copy_str(g->app, sizeof(g->app),
 			 g->has_app ? v->valuestring : NULL);
+		v = cJSON_GetObjectItemCaseSensitive(o, "window");
+		g->by_window = v != NULL || cJSON_GetObjectItemCaseSensitive(
+						    o, "attribution") != NULL;
+		g->has_window = cJSON_IsString(v);
+		copy_str(g->window, sizeof(g->window),
+			 g->has_window ? v->valuestring : NULL);
+		v = cJSON_GetObjectItemCaseSensitive(o, "attribution");
+		copy_str(g->attribution, sizeof(g->attribution),
+			 cJSON_IsString(v) ? v->valuestring : NULL);
 		v = cJSON_GetObjectItemCaseSensitive(o, "status");
 		copy_str(g->status, sizeof(g->status),
 			 cJSON_IsString(v) ? v->valuestring : NULL);
@@ -253,23 +268,77 @@ col_i64(sqlite3_stmt *st, int col, int64_t null_value)
 	return sqlite3_column_int64(st, col);
 }
 
+/* The truth attributes by window: the database needs the columns. */
 static int
-load_db(const char *path, struct list *l)
+by_window(const struct list *l)
 {
-	static const char sql[] =
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->g[i].by_window)
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether taps has a column: a database made before migration 007 has
+ * neither window nor attribution.
+ */
+static int
+has_column(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('taps')",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (strcmp((const char *)sqlite3_column_text(st, 0), name) == 0)
+			found = 1;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/*
+ * Reads the taps of a database.  need says the truth attributes by
+ * window: the window and attribution columns must then be there.
+ * Without need they are read when present, so that a truth made before
+ * them checks that the database attributed by the foreground.
+ */
+static int
+load_db(const char *path, struct list *l, int need)
+{
+	static const char sql_plain[] =
 		"SELECT id, app, pid, kind, status, flags, t_down_ns, "
 		"t_up_ns, first_frame_ns, settle_ns, frames, jank FROM taps";
+	static const char sql_windows[] =
+		"SELECT id, app, pid, kind, status, flags, t_down_ns, "
+		"t_up_ns, first_frame_ns, settle_ns, frames, jank, window, "
+		"attribution FROM taps";
+	const char *sql = sql_plain;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	struct gesture *g;
 	const unsigned char *s;
-	int rc, step;
+	int rc, step, windows;
 
 	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
 	if (rc != SQLITE_OK) {
 		msg_warnx("cannot open '%s': %s", path,
 			  db != NULL ? sqlite3_errmsg(db) : "out of memory");
 		rc = -EIO;
+		goto out;
+	}
+	windows = has_column(db, "window") && has_column(db, "attribution");
+	if (windows)
+		sql = sql_windows;
+	if (need && !windows) {
+		msg_warnx("cannot compare '%s': its table 'taps' has no "
+			  "column 'window' or 'attribution' (migration 007), "
+			  "which a truth attributing taps by window needs",
+			  path);
+		rc = -ENOENT;
 		goto out;
 	}
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -300,6 +369,14 @@ load_db(const char *path, struct list *l)
 		g->settle_ns = col_i64(st, 9, -1);
 		g->frames = col_i64(st, 10, 0);
 		g->jank = col_i64(st, 11, 0);
+		if (!windows)
+			continue;
+		g->db_columns = 1;
+		s = sqlite3_column_text(st, 12);
+		g->has_window = s != NULL;
+		copy_str(g->window, sizeof(g->window), (const char *)s);
+		copy_str(g->attribution, sizeof(g->attribution),
+			 (const char *)sqlite3_column_text(st, 13));
 	}
 	if (step != SQLITE_DONE) {
 		msg_warnx("cannot read 'taps' in '%s': %s", path,
@@ -420,6 +497,22 @@ compare(const struct gesture *t, const struct gesture *d, size_t idx)
 		snprintf(b, sizeof(b), "0x%" PRIx64, d->jank);
 		DIFF("jank", a, b);
 	}
+	if (t->by_window || d->db_columns) {
+		/*
+		 * A truth without windows is a session without window lists:
+		 * the app is the foreground's, and no window is named.
+		 */
+		const char *want = t->by_window ? t->attribution
+				   : t->has_app ? "foreground"
+						: "none";
+
+		if (t->has_window != d->has_window ||
+		    strcmp(t->window, d->window) != 0)
+			DIFF("window", t->has_window ? t->window : "null",
+			     d->has_window ? d->window : "null");
+		if (strcmp(want, d->attribution) != 0)
+			DIFF("attribution", want, d->attribution);
+	}
 #undef DIFF
 	return diffs;
 }
@@ -432,7 +525,8 @@ check_run(const char *truth_path, const char *db_path, int verbose)
 	unsigned taps = 0, longs = 0, swipes = 0, multi = 0;
 	int rc;
 
-	if (load_truth(truth_path, &truth) < 0 || load_db(db_path, &db) < 0) {
+	if (load_truth(truth_path, &truth) < 0 ||
+	    load_db(db_path, &db, by_window(&truth)) < 0) {
 		rc = 2;
 		goto out;
 	}

@@ -56,6 +56,7 @@ static int64_t period_ns = 16666667LL;
 #define TC_WRITE_INTO_FILE	8
 #define TC_FILE_WRITE_PERIOD_MS 9
 #define TC_MAX_FILE_SIZE_BYTES	10
+#define TC_BUILTIN_DATA_SOURCES 20
 #define TC_UNIQUE_SESSION_NAME	22
 #define TC_OUTPUT_PATH		29
 
@@ -108,6 +109,7 @@ struct config {
 	char session_name[256];
 	uint64_t write_period_ms;
 	uint64_t max_file_size;
+	int no_config_echo; /* builtin_data_sources.disable_trace_config */
 };
 
 /* A growable output buffer; running out of memory sticks. */
@@ -312,6 +314,19 @@ on_data_source(void *ctx, unsigned field, unsigned wt, uint64_t v,
 }
 
 static int
+on_builtin(void *ctx, unsigned field, unsigned wt, uint64_t v,
+	   const uint8_t *data, size_t n)
+{
+	struct config *c = ctx;
+
+	(void)data;
+	(void)n;
+	if (field == 2 && wt == WT_VARINT)
+		c->no_config_echo = v != 0;
+	return 0;
+}
+
+static int
 copy_string(char *dst, size_t size, const uint8_t *data, size_t n)
 {
 	if (n >= size || memchr(data, '\0', n))
@@ -343,6 +358,10 @@ on_config(void *ctx, unsigned field, unsigned wt, uint64_t v,
 	case TC_MAX_FILE_SIZE_BYTES:
 		if (wt == WT_VARINT)
 			c->max_file_size = v;
+		break;
+	case TC_BUILTIN_DATA_SOURCES:
+		if (wt == WT_LEN)
+			return walk(data, n, on_builtin, c);
 		break;
 	case TC_UNIQUE_SESSION_NAME:
 		if (wt == WT_LEN)
@@ -641,13 +660,15 @@ write_header(struct fake *f, int64_t mono, int64_t boot)
 	int64_t v;
 	size_t i;
 
-	/* The service echoes the config it was given. */
-	f->pkt.len = 0;
-	b_int(&f->pkt, TP_TIMESTAMP, boot);
-	b_int(&f->pkt, TP_CLOCK_ID, CLOCK_ID_BOOTTIME);
-	b_bytes(&f->pkt, TP_TRACE_CONFIG, f->cfg.raw, f->cfg.len);
-	b_int(&f->pkt, TP_SEQ_ID, SERVICE_SEQ);
-	add_packet(f);
+	/* The service echoes the config it was given, unless told not to. */
+	if (!f->cfg.no_config_echo) {
+		f->pkt.len = 0;
+		b_int(&f->pkt, TP_TIMESTAMP, boot);
+		b_int(&f->pkt, TP_CLOCK_ID, CLOCK_ID_BOOTTIME);
+		b_bytes(&f->pkt, TP_TRACE_CONFIG, f->cfg.raw, f->cfg.len);
+		b_int(&f->pkt, TP_SEQ_ID, SERVICE_SEQ);
+		add_packet(f);
+	}
 
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		if (ids[i] == CLOCK_ID_BOOTTIME)

@@ -5,7 +5,7 @@
  * uses no daemon code: its getevent writer, Perfetto encoder and latency
  * definitions are its own.
  *
- *   tapd-sim list [--describe]
+ *   tapd-sim list [--describe] [--windows|--no-windows]
  *   tapd-sim gen --scenario NAME --seed N --out DIR [--duration SECONDS]
  *   tapd-sim check --truth DIR/truth.json --db PATH [--verbose]
  *   tapd-sim fake-perfetto|fake-dumpsys|fake-getprop|
@@ -38,7 +38,7 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: tapd-sim list [--describe]\n"
+		"usage: tapd-sim list [--describe] [--windows|--no-windows]\n"
 		"       tapd-sim gen --scenario NAME --seed N --out DIR "
 		"[--duration SECONDS]\n"
 		"       tapd-sim check --truth FILE --db PATH [--verbose]\n"
@@ -71,15 +71,21 @@ parse_u64(const char *s, const char *what, uint64_t max, uint64_t *out)
 static int
 cmd_list(int argc, char **argv)
 {
-	int describe = 0;
+	int describe = 0, which = 0, i;
 
-	if (argc == 2 && strcmp(argv[1], "--describe") == 0)
-		describe = 1;
-	else if (argc != 1) {
-		usage(stderr);
-		return 2;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--describe") == 0 && !describe) {
+			describe = 1;
+		} else if (strcmp(argv[i], "--windows") == 0 && which == 0) {
+			which = 1;
+		} else if (strcmp(argv[i], "--no-windows") == 0 && which == 0) {
+			which = -1;
+		} else {
+			usage(stderr);
+			return 2;
+		}
 	}
-	scenario_list(stdout, describe);
+	scenario_list(stdout, describe, which);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "rng.h"
 #include "scenario.h"
 #include "touchgen.h"
+#include "winscen.h"
 
 #define MS 1000000LL
 #define S  1000000000LL
@@ -55,6 +56,7 @@ struct scen {
 	int endless, systemui, suspend;
 	enum special special;
 	int gap_min_ms, gap_max_ms;
+	enum winscen_kind win; /* windows over the app: windows.log */
 };
 
 static const struct scen scens[] = {
@@ -197,6 +199,37 @@ static const struct scen scens[] = {
 	 .r = {2, 8, 2, 1},
 	 .gap_min_ms = 400,
 	 .gap_max_ms = 3500},
+	{.name = "ime",
+	 .desc = "a keyboard over the bottom of the app takes the taps on it",
+	 .sdk = 34,
+	 .win = WINSCEN_IME,
+	 .w = {1, 0, 0, 0},
+	 .r = {1, 6, 1, 0}},
+	{.name = "shade",
+	 .desc = "taps on the notification shade pulled over the app",
+	 .sdk = 35,
+	 .win = WINSCEN_SHADE,
+	 .w = {1, 0, 0, 0},
+	 .r = {1, 6, 1, 0}},
+	{.name = "split",
+	 .desc = "split screen: two apps one above the other, taps on both",
+	 .sdk = 35,
+	 .napps = 2,
+	 .win = WINSCEN_SPLIT,
+	 .w = {1, 0, 0, 0},
+	 .r = {1, 6, 1, 0}},
+	{.name = "rotated",
+	 .desc = "the display turned by 90 degrees, a keyboard at its bottom",
+	 .sdk = 34,
+	 .win = WINSCEN_ROTATED,
+	 .w = {1, 0, 0, 0},
+	 .r = {1, 6, 1, 0}},
+	{.name = "dialog",
+	 .desc = "another app's dialog over the app takes the taps on it",
+	 .sdk = 35,
+	 .win = WINSCEN_DIALOG,
+	 .w = {1, 0, 0, 0},
+	 .r = {1, 6, 1, 0}},
 };
 
 #define NSCENS (sizeof(scens) / sizeof(scens[0]))
@@ -235,6 +268,8 @@ struct gen {
 	int cut_done;
 	int suspended;
 	int32_t pid_next;
+	struct winscen *ws; /* the window scenarios' windows, or NULL */
+	int hit;	    /* the layer that owns the last tap's window */
 };
 
 static int32_t
@@ -400,7 +435,13 @@ gesture(struct gen *g, enum world_kind kind, enum variant var, const char *note,
 	memset(c, 0, sizeof(c));
 	switch (kind) {
 	case WORLD_TAP:
-		random_point(g, &c[0].x0, &c[0].y0, 60);
+		if (g->ws != NULL && var != V_SAME_SPOT) {
+			rc = winscen_point(g->ws, &c[0].x0, &c[0].y0, &g->hit);
+			if (rc < 0)
+				return rc;
+		} else {
+			random_point(g, &c[0].x0, &c[0].y0, 60);
+		}
 		c[0].up_tick = ticks(g, rng_range(&g->rng, 45, 285));
 		if (var == V_SAME_SPOT) {
 			/*
@@ -735,6 +776,8 @@ interact(struct gen *g)
 			     : r == R_BUSY   ? "busy"
 					     : "long-burst",
 			     &down, &up);
+		if (g->ws != NULL)
+			app = g->hit;
 		if (rc == 0)
 			rc = react_tap(g, r, app, down, up);
 		if (r == R_INTERRUPT) {
@@ -840,6 +883,28 @@ straddle_cut(struct gen *g)
 	return rc;
 }
 
+/*
+ * Between gestures, the windows may change: the owner animates the change
+ * and the next gesture waits until it is over.
+ */
+static int
+win_change(struct gen *g)
+{
+	int anim, rc;
+
+	rc = winscen_step(g->ws, g->t, &anim);
+	if (rc <= 0)
+		return rc;
+	if (anim >= 0) {
+		rc = animate(g, anim, g->t + rng_range(&g->rng, 5, 20) * MS,
+			     rng_range(&g->rng, 150, 350) * MS, 1);
+		if (rc < 0)
+			return rc;
+	}
+	g->t += rng_range(&g->rng, 700, 1200) * MS;
+	return 0;
+}
+
 static int
 run_generic(struct gen *g)
 {
@@ -869,6 +934,8 @@ run_generic(struct gen *g)
 				return rc;
 		}
 		rc = maybe_switch(g);
+		if (rc == 0 && g->ws != NULL)
+			rc = win_change(g);
 		if (rc < 0)
 			return rc;
 		if (g->t >= g->end)
@@ -1004,11 +1071,14 @@ find(const char *name)
 }
 
 void
-scenario_list(FILE *out, int describe)
+scenario_list(FILE *out, int describe, int which)
 {
 	size_t i;
 
 	for (i = 0; i < NSCENS; i++) {
+		if ((which > 0 && scens[i].win == WINSCEN_NONE) ||
+		    (which < 0 && scens[i].win != WINSCEN_NONE))
+			continue;
 		if (describe)
 			fprintf(out, "%-15s %s\n", scens[i].name,
 				scens[i].desc);
@@ -1021,6 +1091,25 @@ int
 scenario_exists(const char *name)
 {
 	return find(name) != NULL;
+}
+
+/* The windows of a window scenario, listed from before the trace. */
+static int
+win_setup(struct gen *g)
+{
+	struct winscen_env env;
+
+	memset(&env, 0, sizeof(env));
+	env.w = g->w;
+	env.rng = &g->rng;
+	env.pid_next = &g->pid_next;
+	env.app[0] = g->app[0];
+	env.app[1] = g->napp > 1 ? g->app[1] : -1;
+	env.activity[0] = app_pool[0].activity;
+	env.activity[1] = app_pool[1].activity;
+	env.bar = g->bar;
+	env.launcher = g->launcher;
+	return winscen_new(g->sc->win, &env, g->t0 - 2 * S, &g->ws);
 }
 
 static int
@@ -1127,7 +1216,9 @@ setup(struct gen *g, int dur_s)
 	rc.seqs[3] = 12;
 	rc.nseq = sc->nseq;
 	rc.token_base = rng_range(&g->rng, 10000, 5000000);
-	return render_new(g->w, &rc, rng_next(&g->rng), &g->rd);
+	if (render_new(g->w, &rc, rng_next(&g->rng), &g->rd) < 0)
+		return -ENOMEM;
+	return sc->win != WINSCEN_NONE ? win_setup(g) : 0;
 }
 
 /* Frames that keep the trace going: a status bar, SystemUI animations. */
@@ -1288,6 +1379,7 @@ scenario_build(const char *name, uint64_t seed, int duration_s,
 out:
 	touchgen_free(g.tg);
 	render_free(g.rd);
+	winscen_free(g.ws);
 	world_free(g.w);
 	return rc;
 }

@@ -12,8 +12,12 @@
 
 #include "world.h"
 
-/* Prints the scenario names, one per line; with describe, a summary too. */
-void scenario_list(FILE *out, int describe);
+/*
+ * Prints the scenario names, one per line; with describe, a summary too.
+ * which > 0 lists only the scenarios with window lists (windows.log),
+ * which < 0 only the others, 0 all.
+ */
+void scenario_list(FILE *out, int describe, int which);
 
 /* 1 when name is a scenario, else 0. */
 int scenario_exists(const char *name);

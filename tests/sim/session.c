@@ -11,6 +11,7 @@
 #include "pftrace.h"
 #include "session.h"
 #include "truth.h"
+#include "winlog_out.h"
 
 static int
 join(char *buf, size_t size, const char *dir, const char *name)
@@ -212,7 +213,7 @@ session_write(const struct world *w, const char *dir, const char *scenario,
 	struct truth *t = NULL;
 	struct pftrace_stats ps;
 	cJSON *root = NULL, *dev = NULL;
-	char path[4096];
+	char path[4096], path2[4096];
 	uint64_t lines = 0;
 	int rc;
 
@@ -239,6 +240,12 @@ session_write(const struct world *w, const char *dir, const char *scenario,
 		rc = join(path, sizeof(path), dir, "foreground.log");
 	if (rc == 0)
 		rc = write_foreground(w, path);
+	if (rc == 0)
+		rc = join(path, sizeof(path), dir, "windows.log");
+	if (rc == 0)
+		rc = join(path2, sizeof(path2), dir, "processes.log");
+	if (rc == 0)
+		rc = winlog_out_write(w, path, path2);
 	if (rc < 0)
 		goto out;
 	rc = -ENOMEM;

@@ -34,8 +34,10 @@ struct result {
 	enum world_kind kind;
 	int64_t t_down_ns, t_up_ns;
 	double x, y, max_dist;
+	int32_t raw_x, raw_y; /* the first finger's touch-down */
 	unsigned fingers;
 	int app;
+	const struct world_win *win; /* the window that took it, or NULL */
 	int32_t pid;
 	enum status status;
 	unsigned flags;
@@ -79,6 +81,7 @@ struct reader {
 	int active;
 	int first_slot;
 	double down_x, down_y, max_before, max_all;
+	int32_t down_rx, down_ry;
 	int64_t t_down;
 	unsigned fingers;
 	struct result *res;
@@ -114,6 +117,8 @@ classify(struct reader *rd, int64_t t_up)
 	r.t_up_ns = t_up;
 	r.x = rd->down_x;
 	r.y = rd->down_y;
+	r.raw_x = rd->down_rx;
+	r.raw_y = rd->down_ry;
 	r.fingers = rd->fingers;
 	r.max_dist = rd->max_all;
 	r.first_frame_ns = -1;
@@ -180,6 +185,8 @@ on_syn(struct reader *rd, int64_t t)
 		rd->max_all = 0;
 		world_map(rd->w, rd->slot[rd->first_slot].x,
 			  rd->slot[rd->first_slot].y, &rd->down_x, &rd->down_y);
+		rd->down_rx = rd->slot[rd->first_slot].x;
+		rd->down_ry = rd->slot[rd->first_slot].y;
 	}
 	if (rd->active > 0 || ups > 0) {
 		if ((unsigned)rd->active > rd->fingers)
@@ -408,6 +415,82 @@ check_intent(const struct world *w, const struct result *res, size_t n)
 	return 0;
 }
 
+/* The display point of a raw one, the display turned as l says. */
+static void
+to_display(const struct world *w, const struct world_winlist *l, int32_t rx,
+	   int32_t ry, double *x, double *y)
+{
+	const struct world_device *d = world_get_device(w);
+	double sx = (double)d->width / ((double)d->x_max - d->x_min + 1);
+	double sy = (double)d->height / ((double)d->y_max - d->y_min + 1);
+
+	if (l->orientation == 1) {
+		*x = ((double)ry - d->y_min) * sy;
+		*y = ((double)d->x_max - rx) * sx;
+	} else {
+		*x = ((double)rx - d->x_min) * sx;
+		*y = ((double)ry - d->y_min) * sy;
+	}
+}
+
+/* (x, y) is less than a pixel from an edge of r. */
+static int
+edge_close(const struct world_rect *r, double x, double y)
+{
+	int out = x < r->l - 1 || x > r->r + 1 || y < r->t - 1 || y > r->b + 1;
+	int in = x > r->l + 1 && x < r->r - 1 && y > r->t + 1 && y < r->b - 1;
+
+	return !out && !in;
+}
+
+/*
+ * The window that takes a touch-down, as the dispatcher finds it: from
+ * the top, past the windows that are not visible, not touchable or spies,
+ * the first whose touchable region holds the point cut to an integer.  A
+ * point within a pixel of an edge it is tested against is refused.
+ */
+static int
+hit(const struct world *w, struct result *r)
+{
+	const struct world_winlist *l = world_winlist_at(w, r->t_down_ns);
+	const struct world_win *x;
+	double px, py;
+	int64_t ix, iy;
+	int i, j;
+
+	if (l == NULL || l != world_winlist_at(w, r->t_up_ns)) {
+		msg_warnx("gesture at %" PRId64 " ns: the windows change while "
+			  "the finger is down, or there are none",
+			  r->t_up_ns);
+		return -EPROTO;
+	}
+	to_display(w, l, r->raw_x, r->raw_y, &px, &py);
+	ix = (int64_t)px;
+	iy = (int64_t)py;
+	for (i = 0; i < l->n; i++) {
+		x = &l->win[i];
+		if (x->config & (WORLD_IC_NOT_VISIBLE | WORLD_IC_NOT_TOUCHABLE |
+				 WORLD_IC_SPY))
+			continue;
+		for (j = 0; j < x->nregion; j++) {
+			if (edge_close(&x->region[j], px, py)) {
+				msg_warnx("gesture at %" PRId64 " ns lands on "
+					  "an edge of '%s'",
+					  r->t_up_ns, x->name);
+				return -EPROTO;
+			}
+			if (ix >= x->region[j].l && ix < x->region[j].r &&
+			    iy >= x->region[j].t && iy < x->region[j].b) {
+				r->win = x;
+				r->pid = x->pid;
+				return 0;
+			}
+		}
+	}
+	msg_warnx("gesture at %" PRId64 " ns lands on no window", r->t_up_ns);
+	return -EPROTO;
+}
+
 int
 truth_compute(const struct world *w, struct truth **out)
 {
@@ -417,7 +500,7 @@ truth_compute(const struct world *w, struct truth **out)
 	struct reader rd;
 	struct frame *frames = NULL;
 	struct truth *t = NULL;
-	size_t nframes = 0, i, ng, napps;
+	size_t nframes = 0, i, ng, napps, nwl;
 	int64_t last_present, next_down;
 	int rc;
 
@@ -444,6 +527,11 @@ truth_compute(const struct world *w, struct truth **out)
 		r->note[sizeof(r->note) - 1] = '\0';
 		r->app = world_fg_at(w, r->t_up_ns);
 		r->pid = r->app >= 0 ? apps[r->app].pid : 0;
+		if (world_winlists(w, &nwl) != NULL && nwl > 0 && r->app >= 0) {
+			rc = hit(w, r);
+			if (rc < 0)
+				goto out;
+		}
 		next_down = i + 1 < rd.n ? rd.res[i + 1].t_down_ns : INT64_MAX;
 		r->window_end_ns = r->t_up_ns + TRUTH_CAP_NS;
 		if (next_down < r->window_end_ns)
@@ -544,7 +632,8 @@ gesture_json(const struct result *r, const struct world *w, cJSON *arr)
 		goto fail;
 	if (cJSON_AddStringToObject(o, "kind", kind_names[r->kind]) == NULL)
 		return -ENOMEM;
-	if ((r->app >= 0
+	if ((r->win != NULL ? cJSON_AddStringToObject(o, "app", r->win->package)
+	     : r->app >= 0
 		     ? cJSON_AddStringToObject(o, "app", apps[r->app].package)
 		     : cJSON_AddNullToObject(o, "app")) == NULL ||
 	    cJSON_AddNumberToObject(o, "pid", r->pid) == NULL ||
@@ -580,6 +669,11 @@ gesture_json(const struct result *r, const struct world *w, cJSON *arr)
 				    (double)(int)(r->max_dist * 100) / 100) ==
 		    NULL ||
 	    cJSON_AddStringToObject(o, "note", r->note) == NULL)
+		return -ENOMEM;
+	/* Only sessions with window lists attribute by window. */
+	if (r->win != NULL &&
+	    (cJSON_AddStringToObject(o, "window", r->win->name) == NULL ||
+	     cJSON_AddStringToObject(o, "attribution", "window") == NULL))
 		return -ENOMEM;
 	return 0;
 fail:

@@ -9,7 +9,10 @@
  *    more than the slop (8 dp) before the long-press timeout (400 ms),
  *    long press when held that long, else tap; they must agree with what
  *    the scenario meant, with a margin, or the scenario is refused;
- *  - the app is the foreground app at t_up;
+ *  - the app is the foreground app at t_up or, in a world with window
+ *    lists, the owner of the window that takes the touch-down point (the
+ *    dispatcher's walk from the top, with the simulator's own code), whose
+ *    name the truth gives as "window", with "attribution": "window";
  *  - the response window is [t_up, min(t_up + 5 s, next touch-down));
  *    response frames are the app's (same pid) presented frames whose start
  *    is in the window, in present order; first_frame = first present -

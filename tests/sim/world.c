@@ -14,6 +14,7 @@ struct world {
 	struct world_device device;
 	struct world_format format;
 	struct vec apps, indevs, events, gestures, fgs, sfs, dfs, snaps;
+	struct vec winlists, procs;
 };
 
 static void
@@ -61,6 +62,8 @@ world_new(struct world **out)
 	vec_init(&w->sfs, sizeof(struct world_sf));
 	vec_init(&w->dfs, sizeof(struct world_df));
 	vec_init(&w->snaps, sizeof(struct world_snapshot));
+	vec_init(&w->winlists, sizeof(struct world_winlist));
+	vec_init(&w->procs, sizeof(struct world_proc));
 	*out = w;
 	return 0;
 }
@@ -78,6 +81,8 @@ world_free(struct world *w)
 	free(w->sfs.data);
 	free(w->dfs.data);
 	free(w->snaps.data);
+	free(w->winlists.data);
+	free(w->procs.data);
 	free(w);
 }
 
@@ -313,4 +318,41 @@ world_map(const struct world *w, int32_t raw_x, int32_t raw_y, double *x,
 	     ((double)d->x_max - d->x_min + 1);
 	*y = (double)(raw_y - d->y_min) * d->height /
 	     ((double)d->y_max - d->y_min + 1);
+}
+
+int
+world_add_winlist(struct world *w, const struct world_winlist *l)
+{
+	return vec_push(&w->winlists, l);
+}
+
+const struct world_winlist *
+world_winlists(const struct world *w, size_t *n)
+{
+	*n = w->winlists.len;
+	return w->winlists.data;
+}
+
+int
+world_add_proc(struct world *w, const struct world_proc *p)
+{
+	return vec_push(&w->procs, p);
+}
+
+const struct world_proc *
+world_procs(const struct world *w, size_t *n)
+{
+	*n = w->procs.len;
+	return w->procs.data;
+}
+
+const struct world_winlist *
+world_winlist_at(const struct world *w, int64_t t_ns)
+{
+	const struct world_winlist *l = w->winlists.data, *found = NULL;
+	size_t i;
+
+	for (i = 0; i < w->winlists.len && l[i].t_ns <= t_ns; i++)
+		found = &l[i];
+	return found;
 }

@@ -127,6 +127,56 @@ struct world_format {
 	int duration_s; /* length of the session the scenario played */
 };
 
+/* Android 13's InputConfig bits, the window flags dumpsys input prints. */
+#define WORLD_IC_NOT_VISIBLE		(1u << 1)
+#define WORLD_IC_NOT_FOCUSABLE		(1u << 2)
+#define WORLD_IC_NOT_TOUCHABLE		(1u << 3)
+#define WORLD_IC_PREVENT_SPLITTING	(1u << 4)
+#define WORLD_IC_DUPLICATE_TO_WALLPAPER (1u << 5)
+#define WORLD_IC_IS_WALLPAPER		(1u << 6)
+#define WORLD_IC_TRUSTED_OVERLAY	(1u << 8)
+#define WORLD_IC_SPY			(1u << 14)
+
+/* A rectangle of display px: left and top inside, right and bottom out. */
+struct world_rect {
+	int32_t l, t, r, b;
+};
+
+#define WORLD_WIN_MAX	  14
+#define WORLD_WIN_REGIONS 2
+
+/* One input window as the dispatcher lists it. */
+struct world_win {
+	char name[128];
+	char app_name[192]; /* applicationInfo.name, "" for none */
+	int32_t id;
+	uint32_t config; /* WORLD_IC_* */
+	struct world_rect frame;
+	struct world_rect region[WORLD_WIN_REGIONS];
+	int nregion; /* 0: <empty> */
+	int32_t pid, uid;
+	uint64_t token, app_token; /* 0 prints <null> */
+	int layer; /* the world_app that draws its responses, or -1 */
+	char package[64];
+};
+
+/* The windows of display 0 from t_ns on, index 0 on top. */
+struct world_winlist {
+	int64_t t_ns;
+	int orientation;       /* quarter turns counter-clockwise, 0..3 */
+	int32_t width, height; /* the display in its current orientation */
+	int focus;	       /* the focused window, or -1 */
+	int n;
+	struct world_win win[WORLD_WIN_MAX];
+};
+
+/* A window owner as the daemon resolved it at t_ns. */
+struct world_proc {
+	int64_t t_ns;
+	int32_t pid, uid;
+	char package[64];
+};
+
 struct world;
 
 /* Allocates an empty world.  Returns 0 and sets *out, or -ENOMEM. */
@@ -164,6 +214,18 @@ const struct world_df *world_dfs(const struct world *w, size_t *n);
 struct world_df *world_df_at(struct world *w, size_t i);
 int world_add_snapshot(struct world *w, const struct world_snapshot *s);
 const struct world_snapshot *world_snapshots(const struct world *w, size_t *n);
+
+int world_add_winlist(struct world *w, const struct world_winlist *l);
+const struct world_winlist *world_winlists(const struct world *w, size_t *n);
+int world_add_proc(struct world *w, const struct world_proc *p);
+const struct world_proc *world_procs(const struct world *w, size_t *n);
+
+/*
+ * The window list in force at t_ns (the last added at or before it), or
+ * NULL when none.  Lists must have been added in time order.
+ */
+const struct world_winlist *world_winlist_at(const struct world *w,
+					     int64_t t_ns);
 
 /* Sorts the input events by time, keeping the order of equal times. */
 void world_sort_events(struct world *w);

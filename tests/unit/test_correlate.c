@@ -514,10 +514,17 @@ test_frames_unavailable(void **state)
 	assert_int_equal(r.first_present_ns, -1);
 	assert_int_equal(r.last_present_ns, -1);
 	assert_int_equal(r.frames, 0);
-	/* Coverage starting just after t_up. */
-	coverage_result(1, T + 1, &r);
+	/*
+	 * Coverage starting after the microsecond of t_up (touch times are
+	 * stamped to the microsecond).
+	 */
+	coverage_result(1, T + CORRELATE_INPUT_RESOLUTION_NS, &r);
 	assert_int_equal(r.status, CORRELATE_FRAMES_UNAVAILABLE);
 	assert_int_equal(r.frames, 0);
+	/* Inside it, the tap may have come after the coverage began. */
+	coverage_result(1, T + CORRELATE_INPUT_RESOLUTION_NS - 1, &r);
+	assert_int_equal(r.status, CORRELATE_OK);
+	assert_int_equal(r.first_frame_ns, 20 * MS);
 	/* Coverage starting exactly at t_up. */
 	coverage_result(1, T, &r);
 	assert_int_equal(r.status, CORRELATE_OK);
@@ -701,8 +708,19 @@ test_match_rules(void **state)
 	assert_false(matches(0, "com.foo", 0, NULL, "com.foo.bar/x#0"));
 	assert_false(matches(0, "com.foo", 0, NULL, "TX - com.fo"));
 	assert_false(matches(0, "com.foo", 0, NULL, "TX -com.foo/x"));
+	/*
+	 * A SurfaceView's layer, and the splash screen of a launch, are the
+	 * app's own (layername.h): games, video and maps draw there.
+	 */
+	assert_true(matches(0, "com.foo", 0, NULL,
+			    "SurfaceView - com.foo/com.foo.Main#0"));
+	assert_true(matches(0, "com.foo", 0, NULL,
+			    "TX - SurfaceView[com.foo/com.foo.MainActivity]"
+			    "(BLAST)#13"));
+	assert_true(matches(0, "com.foo", 0, NULL, "Splash Screen com.foo#5"));
 	assert_false(matches(0, "com.foo", 0, NULL,
-			     "SurfaceView - com.foo/com.foo.Main#0"));
+			     "SurfaceView[com.foobar/x](BLAST)#2"));
+	assert_false(matches(0, "com.foo", 0, NULL, "54dfae7 com.foo/x#3"));
 	assert_false(matches(0, "com.foo", 0, NULL, "com.foo:remote/x"));
 	assert_false(matches(0, NULL, 0, NULL, "com.foo/x"));
 	assert_false(matches(0, "", 0, NULL, "/x"));

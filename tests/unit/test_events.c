@@ -2,7 +2,8 @@
  * Tests of the event ring: taps kept and found by their database ids, a
  * slow reader told what it missed, ids that must grow, timeouts, and
  * readers on other threads, woken by new events and for good by
- * shutdown.
+ * shutdown; waiters (an eventfd each) woken by a tap, a wake, their
+ * socket's peer leaving, or shutdown, and never by a timer of their own.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -13,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -293,6 +296,121 @@ test_threads(void **state)
 	events_free(ev);
 }
 
+/* What a helper thread does to a waiting waiter, 50 ms after it starts. */
+enum poke { POKE_PUBLISH, POKE_WAKE, POKE_HANG_UP, POKE_SHUTDOWN };
+
+struct poker {
+	struct events *ev;
+	enum poke what;
+	int fd;
+	int64_t at_ms;
+};
+
+static void *
+poker_main(void *arg)
+{
+	struct poker *pk = arg;
+	struct timespec pause = {0, 50000000};
+
+	nanosleep(&pause, NULL);
+	pk->at_ms = fixture_now_ms();
+	switch (pk->what) {
+	case POKE_PUBLISH:
+		publish_n(pk->ev, events_last_id(pk->ev) + 1, 1);
+		break;
+	case POKE_WAKE:
+		events_wake(pk->ev);
+		break;
+	case POKE_HANG_UP:
+		close(pk->fd);
+		break;
+	case POKE_SHUTDOWN:
+		events_shutdown(pk->ev);
+		break;
+	}
+	return NULL;
+}
+
+/*
+ * Waits without a timeout (-1) while a thread pokes; returns what the
+ * wait returned and checks it returned soon after the poke.
+ */
+static int
+wait_poked(struct events_waiter *w, struct poker *pk, int64_t *after, int peer)
+{
+	char *json = NULL;
+	uint64_t missed = 0;
+	pthread_t th;
+	int rc;
+
+	assert_int_equal(pthread_create(&th, NULL, poker_main, pk), 0);
+	rc = events_waiter_wait(w, after, -1, peer, &json, &missed);
+	assert_true(fixture_now_ms() - pk->at_ms < 2000);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	if (rc == 1)
+		assert_string_equal(json, "{\"n\":2}");
+	free(json);
+	return rc;
+}
+
+static void
+test_waiter(void **state)
+{
+	struct events_waiter *w = NULL, *w2 = NULL;
+	struct events *ev = NULL;
+	struct poker pk;
+	int64_t after = 0, t0, dt;
+	char *json = NULL;
+	uint64_t missed;
+	int sv[2];
+
+	(void)state;
+	assert_int_equal(events_new(4, &ev), 0);
+	assert_int_equal(events_waiter_new(ev, &w), 0);
+	assert_int_equal(events_waiter_new(ev, &w2), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	/* What is there already comes at once, as with events_wait(). */
+	publish_n(ev, 1, 1);
+	assert_int_equal(
+		events_waiter_wait(w, &after, -1, sv[0], &json, &missed), 1);
+	assert_string_equal(json, "{\"n\":1}");
+	free(json);
+	json = NULL;
+	/* A timeout with nothing new: 0, after the time asked. */
+	t0 = fixture_now_ms();
+	assert_int_equal(
+		events_waiter_wait(w, &after, 100, sv[0], &json, &missed), 0);
+	dt = fixture_now_ms() - t0;
+	assert_true(dt >= 95);
+	assert_true(dt < 2000);
+	/* A tap published while it waits wakes it. */
+	memset(&pk, 0, sizeof(pk));
+	pk.ev = ev;
+	pk.what = POKE_PUBLISH;
+	assert_int_equal(wait_poked(w, &pk, &after, sv[0]), 1);
+	assert_int_equal(after, 2);
+	/* A wake returns 0 to one waiting... */
+	pk.what = POKE_WAKE;
+	assert_int_equal(wait_poked(w, &pk, &after, sv[0]), 0);
+	/* ... and to one that was not: its next wait, at once. */
+	assert_int_equal(events_waiter_wait(w2, &after, -1, -1, &json, &missed),
+			 0);
+	/* Its peer leaving ends the wait: -EPIPE. */
+	pk.what = POKE_HANG_UP;
+	pk.fd = sv[1];
+	assert_int_equal(wait_poked(w, &pk, &after, sv[0]), -EPIPE);
+	close(sv[0]);
+	/* Shutdown, for good. */
+	pk.what = POKE_SHUTDOWN;
+	assert_int_equal(wait_poked(w, &pk, &after, -1), -ESHUTDOWN);
+	assert_int_equal(events_waiter_wait(w2, &after, -1, -1, &json, &missed),
+			 -ESHUTDOWN);
+	events_waiter_free(w);
+	events_waiter_free(w2);
+	events_waiter_free(NULL);
+	events_free(ev);
+}
+
 int
 main(void)
 {
@@ -303,6 +421,7 @@ main(void)
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_waiter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1371,9 +1371,11 @@ test_layer_package(void **state)
 		frames_latency_layer_package("54dfae7 com.foo/com.foo.Main#3",
 					     buf, sizeof(buf)),
 		-EINVAL);
+	/* A launch's starting window is the app's (layername.h). */
 	assert_int_equal(frames_latency_layer_package("Splash Screen com.foo#5",
 						      buf, sizeof(buf)),
-			 -EINVAL);
+			 0);
+	assert_string_equal(buf, "com.foo");
 	assert_int_equal(
 		frames_latency_layer_package("ActivityRecord{1 u0 com.foo/.A "
 					     "t3}#4",

@@ -726,6 +726,62 @@ test_ftl_idle_watermark(void **state)
 	fx_free(f);
 }
 
+/*
+ * How often the source's fd was readable in ms of running it as the loop
+ * would: the wake-ups it costs the daemon.
+ */
+static int
+count_wakeups(struct frames_live *fl, struct coll *c, int ms)
+{
+	int64_t end = fixture_now_ns() + ms * MS_NS, left;
+	struct pollfd pfd;
+	int n = 0;
+
+	while ((left = end - fixture_now_ns()) > 0) {
+		pfd.fd = frames_live_fd(fl);
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, (int)(left / MS_NS) + 1) > 0)
+			n++;
+		assert_int_equal(frames_live_dispatch(fl, on_frame, c), 0);
+	}
+	return n;
+}
+
+/*
+ * An idle screen's trace gets no write, and the file is watched rather
+ * than read on a timer: once the session is established and the quiet
+ * rule has run, the source wakes nobody, where reading every tail_ms
+ * would wake the loop twenty times a second here.
+ */
+static void
+test_ftl_sleeps_when_idle(void **state)
+{
+	struct frames_live_config cfg;
+	struct frames_live *fl = NULL;
+	struct fx *f = fx_new();
+	uint64_t want = 1;
+	int n;
+
+	(void)state;
+	setenv("TAPD_FAKE_PERFETTO_DRAW_MS", "150", 1);
+	fx_config(f, &cfg, FRAMES_LIVE_FTL);
+	cfg.ftl_lag_ms = 200;
+	fl = fl_new(&cfg);
+	assert_true(pump(fl, &f->coll, 4000, frames_at_least, &want));
+	/* The drawing stops and the quiet rule moves the watermark. */
+	assert_true(pump(fl, &f->coll, 4000, wm_at_last_present, &f->coll));
+	n = count_wakeups(fl, &f->coll, 1000);
+	print_message("     %d wake-ups in 1 s of an idle screen "
+		      "(tail_ms %u)\n",
+		      n, cfg.tail_ms);
+	assert_true(n <= 2);
+	stop_and_drain(f, fl);
+	assert_same_frames(f);
+	fl_free(fl);
+	fx_free(f);
+}
+
 /* The layers a dumpsys run was asked about, from the calls log. */
 static int
 called(struct fx *f, const char *line)
@@ -1301,6 +1357,7 @@ main(void)
 		cmocka_unit_test_teardown(test_ftl_refused, teardown),
 		cmocka_unit_test_teardown(test_ftl_missing_program, teardown),
 		cmocka_unit_test_teardown(test_ftl_idle_watermark, teardown),
+		cmocka_unit_test_teardown(test_ftl_sleeps_when_idle, teardown),
 		cmocka_unit_test_teardown(test_ftl_cleans_stale_files,
 					  teardown),
 		cmocka_unit_test_teardown(test_fake_perfetto_checks_config,

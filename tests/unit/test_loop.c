@@ -1,5 +1,6 @@
 /*
- * Tests of the ingest loop: fd callbacks, periodic timers, signals taken
+ * Tests of the ingest loop: fd callbacks, periodic timers, one-shot
+ * timers armed at a time (fired once, moved, disarmed), signals taken
  * through a signalfd, a callback's error ending the run, an fd removed
  * while its batch is dispatched, and the clocks.
  */
@@ -198,6 +199,89 @@ test_timers(void **state)
 	loop_free(c.loop);
 }
 
+/* What a one-shot timer's callback does: counts, re-arms, stops. */
+struct oneshot {
+	struct loop *loop;
+	struct loop_timer *t;
+	int calls;
+	int64_t fired_ns[4];
+	int64_t due_in_cb; /* loop_timer_due() inside the callback */
+	int rearm;	   /* re-arm 20 ms later this many times */
+};
+
+static int
+on_oneshot(void *ctx)
+{
+	struct oneshot *o = ctx;
+
+	o->due_in_cb = loop_timer_due(o->t);
+	if (o->calls < 4)
+		o->fired_ns[o->calls] = loop_now_ns();
+	o->calls++;
+	if (o->rearm > 0) {
+		o->rearm--;
+		assert_int_equal(loop_timer_at(o->t, loop_now_ns() + 20 * MS),
+				 0);
+	}
+	return 0;
+}
+
+/* Stops the loop from a periodic timer, once the test has seen enough. */
+static int
+on_stop_timer(void *ctx)
+{
+	struct counts *c = ctx;
+
+	loop_stop(c->loop);
+	return 0;
+}
+
+static void
+test_oneshot(void **state)
+{
+	struct oneshot o, idle;
+	struct counts c;
+	int64_t t0;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	memset(&idle, 0, sizeof(idle));
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(loop_new(&c.loop), 0);
+	o.loop = idle.loop = c.loop;
+	assert_int_equal(loop_timer_new(c.loop, on_oneshot, &o, &o.t), 0);
+	assert_int_equal(loop_timer_new(c.loop, on_oneshot, &idle, &idle.t), 0);
+	/* Made disarmed: it never fires until armed. */
+	assert_true(loop_timer_due(idle.t) == INT64_MAX);
+	t0 = loop_now_ns();
+	/* Armed far off, then moved earlier: the later setting wins. */
+	assert_int_equal(loop_timer_at(o.t, t0 + 10000 * MS), 0);
+	assert_int_equal(loop_timer_at(o.t, t0 + 30 * MS), 0);
+	assert_true(loop_timer_due(o.t) == t0 + 30 * MS);
+	/* Armed, then disarmed: it must not fire. */
+	assert_int_equal(loop_timer_at(idle.t, t0 + 10 * MS), 0);
+	assert_int_equal(loop_timer_at(idle.t, INT64_MAX), 0);
+	o.rearm = 2;
+	assert_int_equal(loop_add_timer(c.loop, 400, on_stop_timer, &c), 0);
+	assert_int_equal(loop_run(c.loop), 0);
+	/* Once at 30 ms, then twice more 20 ms apart, then no more. */
+	assert_int_equal(o.calls, 3);
+	assert_true(o.fired_ns[0] >= t0 + 30 * MS);
+	assert_true(o.fired_ns[1] >= o.fired_ns[0] + 20 * MS);
+	assert_true(o.fired_ns[2] >= o.fired_ns[1] + 20 * MS);
+	/* Fired, it is no longer armed (the callback re-arms it or not). */
+	assert_true(o.due_in_cb == INT64_MAX);
+	assert_true(loop_timer_due(o.t) == INT64_MAX);
+	assert_int_equal(idle.calls, 0);
+	/* A time already past fires at the next wait. */
+	c.stop_after = 1;
+	assert_int_equal(loop_timer_at(idle.t, t0), 0);
+	assert_int_equal(loop_add_timer(c.loop, 300, on_stop_timer, &c), 0);
+	assert_int_equal(loop_run(c.loop), 0);
+	assert_int_equal(idle.calls, 1);
+	loop_free(c.loop);
+}
+
 static void
 test_signals(void **state)
 {
@@ -245,8 +329,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_new_free), cmocka_unit_test(test_fd),
 		cmocka_unit_test(test_fd_error), cmocka_unit_test(test_del_fd),
-		cmocka_unit_test(test_timers),	 cmocka_unit_test(test_signals),
-		cmocka_unit_test(test_clocks),
+		cmocka_unit_test(test_timers),	 cmocka_unit_test(test_oneshot),
+		cmocka_unit_test(test_signals),	 cmocka_unit_test(test_clocks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -557,7 +557,9 @@ test_migrate(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(
 		sqlite3_exec(db,
-			     "DROP TRIGGER tap_counts_add;"
+			     "DROP VIEW tap_jank_tags;"
+			     " ALTER TABLE taps DROP COLUMN jank_tags;"
+			     " DROP TRIGGER tap_counts_add;"
 			     " DROP TRIGGER tap_counts_add_nowall;"
 			     " DROP TRIGGER tap_counts_sub;"
 			     " DROP TRIGGER tap_hist_sum_add;"

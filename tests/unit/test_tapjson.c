@@ -19,6 +19,7 @@
 #include <sqlite3.h>
 
 #include "fixture.h"
+#include "janktag.h"
 #include "store.h"
 #include "store_sql.h"
 #include "tapjson.h"
@@ -42,6 +43,7 @@ full_tap(struct store_tap *tap)
 	tap->settle_ns = 250000499;
 	tap->frames = 17;
 	tap->jank = 0x1u | 0x40u | 0x400u;
+	tap->jank_tags = JANKTAG_SELF | JANKTAG_BUFFER_STUFFING;
 	tap->session = 3;
 	tap->window = "3f2a1b0 com.example.app/com.example.app.MainActivity";
 	tap->attribution = "window";
@@ -102,6 +104,8 @@ test_full(void **state)
 		"\"x\":540.25,\"y\":1200.5,\"first_frame_ms\":41.235,"
 		"\"settle_ms\":250,\"frames\":17,"
 		"\"jank\":[\"app_deadline_missed\",\"dropped\"],"
+		"\"jank_tags\":[\"self_jank\",\"buffer_stuffing\"],"
+		"\"jank_perceivable\":true,"
 		"\"session\":3,"
 		"\"window\":\"3f2a1b0 com.example.app/"
 		"com.example.app.MainActivity\",\"attribution\":\"window\"}");
@@ -141,11 +145,17 @@ test_nulls(void **state)
 	item = cJSON_GetObjectItemCaseSensitive(obj, "t_up_ns");
 	assert_true(cJSON_IsString(item));
 	assert_string_equal(item->valuestring, "2000");
+	/* No tags: an empty array, and nothing perceivable. */
+	item = cJSON_GetObjectItemCaseSensitive(obj, "jank_tags");
+	assert_true(cJSON_IsArray(item));
+	assert_int_equal(cJSON_GetArraySize(item), 0);
+	item = cJSON_GetObjectItemCaseSensitive(obj, "jank_perceivable");
+	assert_true(cJSON_IsFalse(item));
 	/* A tap of no window list is the foreground's, said so. */
 	item = cJSON_GetObjectItemCaseSensitive(obj, "attribution");
 	assert_true(cJSON_IsString(item));
 	assert_string_equal(item->valuestring, "foreground");
-	assert_int_equal(cJSON_GetArraySize(obj), 18);
+	assert_int_equal(cJSON_GetArraySize(obj), 20);
 	cJSON_Delete(obj);
 }
 
@@ -174,12 +184,13 @@ test_names(void **state)
 
 	(void)state;
 	/* Every flag bit in bit order; an unknown bit is left out. */
-	arr = tapjson_flags_new(0xffu);
+	arr = tapjson_flags_new(0xfffu);
 	assert_non_null(arr);
 	joined(arr, buf, sizeof(buf));
 	assert_string_equal(buf, "busy_before settle_capped interrupted "
 				 "input_dropped end_from_latency "
-				 "end_unconfirmed");
+				 "end_unconfirmed clock_assumed "
+				 "start_estimated present_estimated");
 	cJSON_Delete(arr);
 	arr = tapjson_flags_new(STORE_FLAG_SETTLE_CAPPED);
 	joined(arr, buf, sizeof(buf));
@@ -204,6 +215,15 @@ test_names(void **state)
 	cJSON_Delete(arr);
 	arr = tapjson_jank_new(0);
 	assert_int_equal(cJSON_GetArraySize(arr), 0);
+	cJSON_Delete(arr);
+
+	/* Every jank tag in bit order; an unknown bit is left out. */
+	arr = tapjson_jank_tags_new(0xffffffffu);
+	assert_non_null(arr);
+	joined(arr, buf, sizeof(buf));
+	assert_string_equal(buf, "self_jank other_jank dropped_frame "
+				 "buffer_stuffing sf_stuffing non_perceivable "
+				 "unspecified");
 	cJSON_Delete(arr);
 }
 
@@ -286,14 +306,16 @@ test_csv(void **state)
 	(void)state;
 	assert_string_equal(h, "id,app,pid,kind,status,flags,t_down_ns,t_up_ns,"
 			       "wall_time,x,y,first_frame_ms,settle_ms,frames,"
-			       "jank,session,window,attribution\r\n");
+			       "jank,jank_tags,jank_perceivable,session,window,"
+			       "attribution\r\n");
 	full_tap(&tap);
 	line = csv_line(77, &tap);
 	assert_string_equal(line, "77,com.example.app,4242,long_press,ok,"
 				  "busy_before|input_dropped,9007198804740993,"
 				  "9007199254740993,2026-12-01T05:37:54.123Z,"
 				  "540.25,1200.5,41.235,250.000,17,"
-				  "app_deadline_missed|dropped,3,"
+				  "app_deadline_missed|dropped,"
+				  "self_jank|buffer_stuffing,true,3,"
 				  "3f2a1b0 com.example.app/"
 				  "com.example.app.MainActivity,window\r\n");
 	assert_int_equal(count_char(line, ','), count_char(h, ','));
@@ -301,8 +323,8 @@ test_csv(void **state)
 
 	null_tap(&tap);
 	line = csv_line(1, &tap);
-	assert_string_equal(line, "1,,,tap,no_response,,1000,2000,,,,,,0,,,,"
-				  "foreground\r\n");
+	assert_string_equal(line, "1,,,tap,no_response,,1000,2000,,,,,,0,,,"
+				  "false,,,foreground\r\n");
 	free(line);
 
 	/* A comma, a quote and a line break are quoted, quotes doubled. */
@@ -311,6 +333,7 @@ test_csv(void **state)
 	tap.x = 0.1;
 	tap.first_frame_ns = 999;
 	tap.jank = 0;
+	tap.jank_tags = JANKTAG_OTHER;
 	tap.flags = 0;
 	/* Unquoted window names of Android 14 QPR may hold commas. */
 	tap.window = "PopupWindow:1a2b, id=3";
@@ -318,8 +341,8 @@ test_csv(void **state)
 	assert_string_equal(line, "2,\"com.a,\"\"b\"\"\r\nc\",4242,long_press,"
 				  "ok,,9007198804740993,9007199254740993,"
 				  "2026-12-01T05:37:54.123Z,0.1,1200.5,0.001,"
-				  "250.000,17,,3,\"PopupWindow:1a2b, id=3\","
-				  "window\r\n");
+				  "250.000,17,,other_jank,true,3,"
+				  "\"PopupWindow:1a2b, id=3\",window\r\n");
 	free(line);
 	tap.app = "quote\"only";
 	line = csv_line(3, &tap);

@@ -92,8 +92,8 @@ test_defaults(void **state)
 	memset(&p, 0xff, sizeof(p));
 	tracecfg_params_default(&p);
 	assert_int_equal(p.buffer_kb, 4096);
-	assert_int_equal(p.file_write_period_ms, 1000);
-	assert_int_equal(p.flush_period_ms, 1000);
+	assert_int_equal(p.file_write_period_ms, 500);
+	assert_int_equal(p.flush_period_ms, 500);
 	assert_int_equal(p.max_file_size_bytes, 0);
 	assert_null(p.output_path);
 	assert_null(p.session_name);
@@ -119,6 +119,12 @@ test_full_config_decodes(void **state)
 		"file_write_period_ms: 250\n"
 		"max_file_size_bytes: 68719476736\n"
 		"flush_period_ms: 750\n"
+		"builtin_data_sources {\n"
+		"  disable_trace_config: true\n"
+		"  disable_system_info: true\n"
+		"  disable_service_events: true\n"
+		"  disable_chunk_usage_histograms: true\n"
+		"}\n"
 		"unique_session_name: \"tapd_1\"\n"
 		"output_path: "
 		"\"/data/misc/perfetto-traces/tapd-4242-7.pftrace\"\n"
@@ -154,6 +160,12 @@ test_optional_fields_and_escapes(void **state)
 		"duration_ms: 0\n"
 		"write_into_file: true\n"
 		"file_write_period_ms: 100\n"
+		"builtin_data_sources {\n"
+		"  disable_trace_config: true\n"
+		"  disable_system_info: true\n"
+		"  disable_service_events: true\n"
+		"  disable_chunk_usage_histograms: true\n"
+		"}\n"
 		"output_path: \"/t/a \\\"q\\\" b\\\\c\"\n"
 		"write_flush_mode: WRITE_FLUSH_ENABLED\n";
 
@@ -182,12 +194,18 @@ test_bytes_by_hand(void **state)
 		'e', 'l', 'i', 'n', 'e',
 		/* duration_ms (3) 0, write_into_file (8) 1 */
 		0x18, 0x00, 0x40, 0x01,
-		/* file_write_period_ms (9) 1000 */
-		0x48, 0xe8, 0x07,
+		/* file_write_period_ms (9) 500 */
+		0x48, 0xf4, 0x03,
 		/* max_file_size_bytes (10) 300 */
 		0x50, 0xac, 0x02,
 		/* flush_period_ms (13) 1 */
 		0x68, 0x01,
+		/*
+		 * builtin_data_sources (20, len): key 20 << 3 | 2 = 162;
+		 * fields 2, 3, 4 and 8 true (keys 0x10, 0x18, 0x20, 0x40)
+		 */
+		0xa2, 0x01, 0x08, 0x10, 0x01, 0x18, 0x01, 0x20, 0x01, 0x40,
+		0x01,
 		/* unique_session_name (22, len): key 22 << 3 | 2 = 178 */
 		0xb2, 0x01, 0x01, 'x',
 		/* output_path (29, len): key 29 << 3 | 2 = 234 */
