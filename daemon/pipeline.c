@@ -459,11 +459,15 @@ on_touch(void *ctx, const struct touch_point *pt)
 	int rc;
 
 	if (pt->phase == TOUCH_DOWN) {
-		/* The first contact's down point is the one hit-tested. */
-		if (!gesture_in_progress(p->gesture))
-			attrib_down(p->cfg.attrib, pt->time_ns, pt->x, pt->y);
 		if (p->cfg.touch_down)
 			p->cfg.touch_down(p->cfg.ctx, pt->time_ns);
+		/*
+		 * The first contact's down point is the one hit-tested, after
+		 * the foreground sampled at this touch-down, which tells the
+		 * live attribution whether its list still holds.
+		 */
+		if (!gesture_in_progress(p->gesture))
+			attrib_down(p->cfg.attrib, pt->time_ns, pt->x, pt->y);
 		rc = correlate_touch_down(p->corr, pt->time_ns);
 		if (rc < 0)
 			return rc;
