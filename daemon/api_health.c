@@ -57,6 +57,8 @@ api_health_database(struct api_request *rq, cJSON *root)
 	rc = api_request_store_info(rq, st, &version, &taps);
 	if (rc < 0)
 		return tapjson_add_string(db_obj, "error", store_errmsg(st));
+	/* The rest needs no connection: another request may have it. */
+	api_request_store_release(rq);
 	if (!cJSON_AddNumberToObject(db_obj, "schema_version",
 				     (double)version) ||
 	    !cJSON_AddNumberToObject(db_obj, "taps", (double)taps) ||
