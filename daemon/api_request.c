@@ -622,6 +622,18 @@ api_request_reply_json(struct api_request *rq, unsigned status, cJSON *body)
 }
 
 int
+api_request_read_begin(struct api_request *rq, struct store *st)
+{
+	return dbpool_read_begin(rq->env->pool, st);
+}
+
+void
+api_request_read_end(struct api_request *rq, struct store *st)
+{
+	dbpool_read_end(rq->env->pool, st);
+}
+
+int
 api_request_reply_cached(struct api_request *rq, struct store *st,
 			 const char *key)
 {

@@ -193,7 +193,9 @@ int api_request_store_info(struct api_request *rq, struct store *st,
  * the reply depends on, parsed (the path first, then the parameters as
  * the handler understood them: times in ns, defaults filled in), so
  * that two requests of one key get one answer.  The caller holds st in a
- * read transaction that has read nothing yet (store_read_begin()).
+ * read transaction that has read nothing yet: api_request_read_begin(),
+ * which is store_read_begin() by statements the pool keeps, then
+ * api_request_read_end() once the reply is queued.
  *
  * api_request_reply_cached() replies 200 with the answer kept under key
  * and returns 1, returns 0 when there is none (the handler computes it),
@@ -203,6 +205,8 @@ int api_request_store_info(struct api_request *rq, struct store *st,
  * as it is.
  */
 #define API_REQUEST_KEY_MAX 512
+int api_request_read_begin(struct api_request *rq, struct store *st);
+void api_request_read_end(struct api_request *rq, struct store *st);
 int api_request_reply_cached(struct api_request *rq, struct store *st,
 			     const char *key);
 int api_request_reply_json_keep(struct api_request *rq, struct store *st,

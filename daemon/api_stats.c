@@ -17,7 +17,6 @@
 
 #include "api_request.h"
 #include "store_query.h"
-#include "store_taps.h"
 #include "tapjson.h"
 #include "timeparse.h"
 
@@ -231,23 +230,6 @@ api_stats_key(char *buf, size_t size, const char *path,
 	return n < 0 || (size_t)n >= size ? -ENOSPC : 0;
 }
 
-/* p[0..np) as exact decimal text, in order, for the key. */
-static void
-api_stats_p_list(const double *p, size_t np, char *buf, size_t size)
-{
-	size_t i, used = 0;
-	int n;
-
-	buf[0] = '\0';
-	for (i = 0; i < np && used < size; i++) {
-		n = snprintf(buf + used, size - used, "%s%.17g", i ? "," : "",
-			     p[i]);
-		if (n < 0)
-			break;
-		used += (size_t)n;
-	}
-}
-
 static bool
 api_stats_add_app(cJSON *o, const char *app)
 {
@@ -265,7 +247,7 @@ api_stats_percentiles(struct api_request *rq)
 	size_t np = 0, i;
 	int method = STORE_QUERY_METHOD_AUTO, status = 0;
 	cJSON *root = NULL, *kinds;
-	char key[API_REQUEST_KEY_MAX], plist[STORE_QUERY_MAX_P * 26];
+	char key[API_REQUEST_KEY_MAX];
 	struct store *st;
 	bool keyed;
 	int rc;
@@ -293,14 +275,20 @@ api_stats_percentiles(struct api_request *rq)
 	rc = api_request_param_enum(rq, "method", api_stats_methods, &method);
 	if (rc < 0)
 		return rc;
-	api_stats_p_list(p, np, plist, sizeof(plist));
+	/*
+	 * p as sent (a valid list by now): another spelling of the same
+	 * numbers is another key, and only costs a computation.
+	 */
 	keyed = api_stats_key(key, sizeof(key), "/v1/percentiles", &f,
-			      (int)metric, method, plist) == 0;
+			      (int)metric, method,
+			      api_request_param(rq, "p")
+				      ? api_request_param(rq, "p")
+				      : "-") == 0;
 	rc = api_request_store(rq, &st);
 	if (rc < 0)
 		return rc;
 	/* One snapshot for the version of the cache and the answer. */
-	rc = store_read_begin(st);
+	rc = api_request_read_begin(rq, st);
 	if (rc < 0)
 		return rc;
 	rc = keyed ? api_request_reply_cached(rq, st, key) : 0;
@@ -340,7 +328,7 @@ api_stats_percentiles(struct api_request *rq)
 		   : api_request_reply_json(rq, 200, root);
 	root = NULL;
 out:
-	store_read_end(st);
+	api_request_read_end(rq, st);
 	cJSON_Delete(root);
 	return rc < 0 ? rc : 0;
 }
@@ -397,7 +385,7 @@ api_stats_apps(struct api_request *rq)
 	rc = api_request_store(rq, &st);
 	if (rc < 0)
 		return rc;
-	rc = store_read_begin(st);
+	rc = api_request_read_begin(rq, st);
 	if (rc < 0)
 		return rc;
 	rc = keyed ? api_request_reply_cached(rq, st, key) : 0;
@@ -427,7 +415,7 @@ api_stats_apps(struct api_request *rq)
 		   : api_request_reply_json(rq, 200, root);
 	root = NULL;
 out:
-	store_read_end(st);
+	api_request_read_end(rq, st);
 	cJSON_Delete(root);
 	store_query_apps_free(apps, napps);
 	return rc < 0 ? rc : 0;
@@ -464,7 +452,7 @@ api_stats_histogram(struct api_request *rq)
 	rc = api_request_store(rq, &st);
 	if (rc < 0)
 		return rc;
-	rc = store_read_begin(st);
+	rc = api_request_read_begin(rq, st);
 	if (rc < 0)
 		return rc;
 	rc = keyed ? api_request_reply_cached(rq, st, key) : 0;
@@ -512,7 +500,7 @@ api_stats_histogram(struct api_request *rq)
 		   : api_request_reply_json(rq, 200, root);
 	root = NULL;
 out:
-	store_read_end(st);
+	api_request_read_end(rq, st);
 	cJSON_Delete(root);
 	store_query_histogram_release(&h);
 	return rc < 0 ? rc : 0;

@@ -14,6 +14,7 @@
 #include "loop.h"
 #include "store.h"
 #include "store_sql.h"
+#include "store_taps.h"
 
 #define DBPOOL_MAX_SIZE 64
 
@@ -61,6 +62,7 @@ struct dbpool_answer {
 struct dbpool_conn {
 	struct dbpool_info info;
 	sqlite3_stmt *dv;
+	sqlite3_stmt *begin, *rollback;
 	/* The version every answer kept was computed under. */
 	int64_t answers_dv;
 	/* Set by dbpool_answer_get() for the put that follows it. */
@@ -196,20 +198,33 @@ dbpool_answers_clear(struct dbpool_conn *c)
 }
 
 /*
- * Prepares what a connection keeps.  SQLITE_PREPARE_PERSISTENT tells
- * SQLite the statement lives as long as the connection.
+ * Prepares a statement a connection keeps.  SQLITE_PREPARE_PERSISTENT
+ * tells SQLite it lives as long as the connection.
  */
+static int
+dbpool_keep(sqlite3 *db, const char *sql, sqlite3_stmt **stmt)
+{
+	int rc;
+
+	rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt,
+				NULL);
+	return rc == SQLITE_OK ? 0
+			       : store__db_fail(db, rc, "prepare a statement");
+}
+
+/* Prepares what a connection keeps: its version, BEGIN and ROLLBACK. */
 static int
 dbpool_conn_init(struct dbpool_conn *c, struct store *st)
 {
 	sqlite3 *db = store__sqlite(st);
 	int rc;
 
-	rc = sqlite3_prepare_v3(db, "PRAGMA data_version", -1,
-				SQLITE_PREPARE_PERSISTENT, &c->dv, NULL);
-	if (rc != SQLITE_OK)
-		return store__db_fail(db, rc, "prepare 'PRAGMA data_version'");
-	return 0;
+	rc = dbpool_keep(db, "PRAGMA data_version", &c->dv);
+	if (rc == 0)
+		rc = dbpool_keep(db, "BEGIN", &c->begin);
+	if (rc == 0)
+		rc = dbpool_keep(db, "ROLLBACK", &c->rollback);
+	return rc;
 }
 
 /* Before the connection closes, which a statement left would stop. */
@@ -218,7 +233,11 @@ dbpool_conn_release(struct dbpool_conn *c)
 {
 	dbpool_answers_clear(c);
 	sqlite3_finalize(c->dv);
+	sqlite3_finalize(c->begin);
+	sqlite3_finalize(c->rollback);
 	c->dv = NULL;
+	c->begin = NULL;
+	c->rollback = NULL;
 }
 
 int
@@ -545,6 +564,41 @@ dbpool_answer_put(struct dbpool *pool, struct store *st, const char *key,
 	a->hash = dbpool_hash(key);
 	c->next = (c->next + 1) % DBPOOL_ANSWERS;
 	return 0;
+}
+
+int
+dbpool_read_begin(struct dbpool *pool, struct store *st)
+{
+	struct dbpool_conn *c = dbpool_conn_of(pool, st);
+	sqlite3 *db = store__sqlite(st);
+	int rc;
+
+	if (!c)
+		return store_read_begin(st);
+	/* Inside one already (as store_read_begin() allows): nothing to do. */
+	if (!sqlite3_get_autocommit(db))
+		return 0;
+	rc = sqlite3_step(c->begin);
+	sqlite3_reset(c->begin);
+	if (rc != SQLITE_DONE)
+		return store__db_fail(db, rc, "begin a read transaction");
+	return 0;
+}
+
+void
+dbpool_read_end(struct dbpool *pool, struct store *st)
+{
+	struct dbpool_conn *c = dbpool_conn_of(pool, st);
+
+	if (!c) {
+		store_read_end(st);
+		return;
+	}
+	/* A read transaction has nothing to keep: ROLLBACK ends it. */
+	if (!sqlite3_get_autocommit(store__sqlite(st))) {
+		sqlite3_step(c->rollback);
+		sqlite3_reset(c->rollback);
+	}
 }
 
 const char *

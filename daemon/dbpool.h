@@ -90,6 +90,15 @@ int dbpool_answer_get(struct dbpool *pool, struct store *st, const char *key,
 int dbpool_answer_put(struct dbpool *pool, struct store *st, const char *key,
 		      const char *body, size_t len);
 
+/*
+ * store_read_begin() and store_read_end() on st through statements the
+ * pool prepared once for each of its connections (sqlite3_exec() parses
+ * its SQL on every call); any other store is handed to those two.
+ * dbpool_read_begin() returns 0 or a negative errno.
+ */
+int dbpool_read_begin(struct dbpool *pool, struct store *st);
+void dbpool_read_end(struct dbpool *pool, struct store *st);
+
 /* The path given to dbpool_new(). */
 const char *dbpool_path(const struct dbpool *pool);
 
