@@ -380,6 +380,16 @@ store__put(struct store *st, const struct store__held *h, bool *row_only)
 	int rc;
 
 	*row_only = true;
+	/*
+	 * A batch this long is worth its statements prepared again: the
+	 * taps from here on skip the triggers and CHECKs, and their counts
+	 * are kept here (store__bulk()).
+	 */
+	if (!st->bulk && st->batch_rows >= STORE__BULK_ROWS) {
+		rc = store__bulk(st, true);
+		if (rc != SQLITE_OK)
+			return rc;
+	}
 	rc = store_bind_tap(st, h);
 	if (rc == SQLITE_OK)
 		rc = store__step(st, STORE_STMT_INSERT_TAP);
@@ -391,6 +401,8 @@ store__put(struct store *st, const struct store__held *h, bool *row_only)
 	rc = store_insert_frames(st, h->id, h->frames, h->nframes);
 	if (rc == SQLITE_OK)
 		rc = store__hist_tap(st, &h->tap);
+	if (rc == SQLITE_OK)
+		rc = store__counts_tap(st, &h->tap);
 	return rc;
 }
 

@@ -272,11 +272,69 @@ test_summaries_exact(void **state)
 	fixture_db_remove(path);
 }
 
+/*
+ * A bulk batch (STORE__BULK_ROWS rows and more) keeps the summaries in C
+ * with the writer's triggers and CHECKs off; once it is committed or
+ * rolled back they are on again, so that hand edits through the same
+ * connection are still followed, and refused.
+ */
+static void
+test_bulk_ends(void **state)
+{
+	struct store *st = NULL;
+	char path[256];
+	sqlite3 *db;
+
+	(void)state;
+	fixture_path(path, sizeof(path), "bulk.db");
+	fixture_db_remove(path);
+	assert_int_equal(store_open(path, 0, &st), 0);
+	db = store__sqlite(st);
+	add_taps(st, STORE__BULK_ROWS * 3, 0, false);
+	check_summaries(st);
+	fixture_raw_exec(db, "INSERT INTO taps (app, kind, status, t_down_ns,"
+			     " t_up_ns, wall_ns) VALUES ('com.hand', 'tap',"
+			     " 'ok', 1, 2, 1700000000000000000)");
+	fixture_raw_exec(db, "UPDATE taps SET app = 'com.renamed'"
+			     " WHERE app = 'com.a'");
+	fixture_raw_exec(db, "DELETE FROM taps WHERE app = 'com.b'");
+	fixture_raw_exec(db, "DELETE FROM tap_hist WHERE span = 1440"
+			     " AND app = 'com.c'");
+	/* tap_hist is the writer's own; the triggers keep the other two. */
+	assert_int_equal(differ(db, COUNTS_EXPECTED,
+				"SELECT app, named, status, span, minute,"
+				" count FROM tap_counts"),
+			 0);
+	assert_int_equal(differ(db, HIST_SUM_EXPECTED,
+				"SELECT app, metric, bucket, count"
+				" FROM tap_hist_sum"),
+			 0);
+	assert_int_not_equal(sqlite3_exec(db,
+					  "INSERT INTO taps (kind, status,"
+					  " t_down_ns, t_up_ns) VALUES"
+					  " ('poke', 'ok', 1, 2)",
+					  NULL, NULL, NULL),
+			     SQLITE_OK);
+	/* A bulk batch lost with a failed write ends its mode too. */
+	limit_pages(st, false);
+	add_taps(st, STORE__BULK_ROWS * 2, 0, true);
+	assert_int_equal(store_commit(st), -ENOSPC);
+	limit_pages(st, true);
+	fixture_raw_exec(db, "DELETE FROM taps WHERE app = 'com.c'");
+	assert_int_equal(differ(db, COUNTS_EXPECTED,
+				"SELECT app, named, status, span, minute,"
+				" count FROM tap_counts"),
+			 0);
+	store_close(st);
+	fixture_db_remove(path);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summaries_exact),
+		cmocka_unit_test(test_bulk_ends),
 	};
 
 	return cmocka_run_group_tests(tests, fixture_group_setup,
