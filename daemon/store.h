@@ -243,6 +243,15 @@ int store_insert(struct store *st, const struct store_tap *tap,
 		 const struct store_frame *frames, size_t nframes, int64_t *id);
 
 /*
+ * The batch size from now on: rows (1 .. STORE_HELD_MAX) instead of 256.
+ * A batch replay, which commits by the batch and not on a timer, takes
+ * the largest: fewer commits and histogram rows, and a replay stopped
+ * midway loses at most that many taps, which replaying again restores.
+ * Returns 0 or -EINVAL.
+ */
+int store_set_batch(struct store *st, unsigned rows);
+
+/*
  * Commits the current batch now; on a full disk, writes the held taps
  * again if the last attempt is a second old.  Returns 0 or a negative
  * errno (-ENOSPC while the taps are held).

@@ -139,6 +139,7 @@ struct store {
 	int64_t run_id; /* 0 when no run is open */
 	bool in_batch;
 	unsigned batch_rows;
+	unsigned batch_max; /* rows a batch commits at, STORE_BATCH_ROWS */
 	int64_t batch_first_ns;
 	uint64_t added;
 	uint64_t lost;

@@ -495,11 +495,21 @@ store_insert(struct store *st, const struct store_tap *tap,
 	}
 	if (id)
 		*id = tap_id;
-	if (!st->full && st->batch_rows >= STORE_BATCH_ROWS) {
+	if (!st->full && st->batch_rows >= (st->batch_max ? st->batch_max
+							  : STORE_BATCH_ROWS)) {
 		rc = store__flush(st, false);
 		/* Held, the tap is still accepted, its id still final. */
 		return rc == -ENOSPC ? 0 : rc;
 	}
+	return 0;
+}
+
+int
+store_set_batch(struct store *st, unsigned rows)
+{
+	if (rows == 0 || rows > STORE_HELD_MAX)
+		return -EINVAL;
+	st->batch_max = rows;
 	return 0;
 }
 

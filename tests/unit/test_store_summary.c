@@ -329,12 +329,48 @@ test_bulk_ends(void **state)
 	fixture_db_remove(path);
 }
 
+/*
+ * A batch replay's batch (store_set_batch()): its taps are committed
+ * together, once it is full or by a commit, with the summaries exact.
+ */
+static void
+test_large_batch(void **state)
+{
+	struct store *st = NULL, *ro = NULL;
+	char path[256];
+	int64_t n = -1;
+
+	(void)state;
+	fixture_path(path, sizeof(path), "large.db");
+	fixture_db_remove(path);
+	assert_int_equal(store_open(path, 0, &st), 0);
+	assert_int_equal(store_set_batch(st, 0), -EINVAL);
+	assert_int_equal(store_set_batch(st, STORE_HELD_MAX + 1), -EINVAL);
+	assert_int_equal(store_set_batch(st, 1000), 0);
+	add_taps(st, 600, 0, false);
+	assert_int_equal(store_open(path, STORE_OPEN_READONLY, &ro), 0);
+	/* Past 256 rows and still one open batch: nothing committed yet. */
+	assert_int_equal(store_count(ro, NULL, NULL, &n), 0);
+	assert_int_equal(n, 0);
+	add_taps(st, 600, 0, false);
+	/* The 1000th row committed the first batch. */
+	assert_int_equal(store_count(ro, NULL, NULL, &n), 0);
+	assert_true(n >= 900 && n <= 1000);
+	check_summaries(st);
+	assert_int_equal(store_count(ro, NULL, NULL, &n), 0);
+	assert_true(n >= 1000);
+	store_close(ro);
+	store_close(st);
+	fixture_db_remove(path);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summaries_exact),
 		cmocka_unit_test(test_bulk_ends),
+		cmocka_unit_test(test_large_batch),
 	};
 
 	return cmocka_run_group_tests(tests, fixture_group_setup,
