@@ -11,35 +11,11 @@
 /* What filemap_done() gives back at least at a time, a multiple of pages. */
 #define FILEMAP_DONE_STEP ((size_t)8 << 20)
 
-/* Linux 5.14's page-table fill; older kernels refuse it, harmlessly. */
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-
 struct filemap {
 	unsigned char *data;
 	size_t len;
-	size_t done;  /* bytes before it given back already */
-	size_t ready; /* bytes before it mapped in ahead of the reader */
+	size_t done; /* bytes before it given back already */
 };
-
-/*
- * Maps the next pages in, ahead of the reader, in one call: a fault per
- * few pages costs more, in a virtual machine most of all.
- */
-static void
-filemap_ahead(struct filemap *m, size_t off)
-{
-	size_t end;
-
-	if (off + FILEMAP_DONE_STEP <= m->ready || m->ready >= m->len)
-		return;
-	end = m->ready + 2 * FILEMAP_DONE_STEP;
-	if (end > m->len)
-		end = m->len;
-	madvise(m->data + m->ready, end - m->ready, MADV_POPULATE_READ);
-	m->ready = end;
-}
 
 int
 filemap_open(int fd, size_t max, struct filemap **out)
@@ -69,7 +45,6 @@ filemap_open(int fd, size_t max, struct filemap **out)
 	m->data = p;
 	/* Read ahead generously; pages behind the reader are not wanted. */
 	madvise(m->data, m->len, MADV_SEQUENTIAL);
-	filemap_ahead(m, 0);
 	*out = m;
 	return 0;
 }
@@ -92,7 +67,6 @@ filemap_done(struct filemap *m, size_t off)
 	long page = sysconf(_SC_PAGESIZE);
 	size_t end;
 
-	filemap_ahead(m, off);
 	if (page <= 0 || off > m->len || off - m->done < FILEMAP_DONE_STEP)
 		return;
 	end = off - off % (size_t)page;

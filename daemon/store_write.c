@@ -510,7 +510,12 @@ store_set_batch(struct store *st, unsigned rows)
 	if (rows == 0 || rows > STORE_HELD_MAX)
 		return -EINVAL;
 	st->batch_max = rows;
-	return 0;
+	/*
+	 * The default 2 MiB fill with dirty pages long before such a batch
+	 * ends, and SQLite writes them out early, then again at the COMMIT.
+	 */
+	return store__exec(st, "PRAGMA cache_size = -16384",
+			   "set the page cache of");
 }
 
 int
