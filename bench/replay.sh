@@ -8,7 +8,10 @@
 #
 #   bench/replay.sh [MINUTES]      (default 60: the 1-hour session of issue 11)
 #
-# Nothing is asserted: the figures are printed.
+# BENCH_BASELINE=PATH names another tapd binary (an older build, say) to
+# time in the same run, its replays alternating with the others, so that
+# a before and after share the machine's state; its ratio is printed
+# beside.  Nothing is asserted: the figures are printed.
 set -eu
 build=${BUILD:-build}
 minutes=${1:-60}
@@ -46,12 +49,20 @@ min() {
 	fi
 }
 
+baseline=${BENCH_BASELINE:-}
 best_replay=""
+best_base=""
 best_wc=""
 for i in 1 2 3; do
 	rm -f "$tmp/taps.db"*
 	t=$(cpu "$build/tapd" replay --session "$tmp/session" --db "$tmp/taps.db")
 	best_replay=$(min "$best_replay" "$t")
+	if [ -n "$baseline" ]; then
+		rm -f "$tmp/taps.db"*
+		t=$(cpu "$baseline" replay --session "$tmp/session" \
+			--db "$tmp/taps.db")
+		best_base=$(min "$best_base" "$t")
+	fi
 	t=$(cpu wc -l "$input" "$trace")
 	best_wc=$(min "$best_wc" "$t")
 done
@@ -73,6 +84,10 @@ printf 'frames           %d trace packets, %.1f MiB\n' "$packets" \
 printf 'stored           %d rows\n' "$rows"
 printf 'tapd replay      %.3f s CPU (user+sys, best of 3, core %s)\n' "$best_replay" "$core"
 printf 'wc -l            %.3f s CPU (user+sys, best of 3, core %s)\n' "$best_wc" "$core"
+if [ -n "$baseline" ] && [ "$(echo "$best_wc > 0" | bc -l)" = 1 ]; then
+	printf 'baseline         %.3f s CPU (%s), %.1fx the CPU time of wc -l\n' \
+		"$best_base" "$baseline" "$(echo "$best_base / $best_wc" | bc -l)"
+fi
 if [ "$(echo "$best_wc > 0" | bc -l)" = 1 ]; then
 	printf 'ratio            %.1fx the CPU time of wc -l\n' \
 		"$(echo "$best_replay / $best_wc" | bc -l)"

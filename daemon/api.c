@@ -340,6 +340,7 @@ api_access(void *cls, struct MHD_Connection *conn, const char *url,
 	handler = strcmp(method, MHD_HTTP_METHOD_POST) == 0 ? route->post
 							    : route->get;
 	rc = handler(rq);
+	api_request__handled(rq);
 	if (api_request__replied(rq) == 0) {
 		if (rc < 0)
 			log_warnx("cannot serve '%s %s': %s", method, url,

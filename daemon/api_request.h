@@ -187,6 +187,31 @@ const char *api_request_db_path(const struct api_request *rq);
 int api_request_store_info(struct api_request *rq, struct store *st,
 			   int64_t *version, int64_t *taps);
 
+/*
+ * The answer cache (dbpool.h), for a handler whose reply depends on
+ * nothing but the database and its parameters.  key holds every value
+ * the reply depends on, parsed (the path first, then the parameters as
+ * the handler understood them: times in ns, defaults filled in), so
+ * that two requests of one key get one answer.  The caller holds st in a
+ * read transaction that has read nothing yet: api_request_read_begin(),
+ * which is store_read_begin() by statements the pool keeps, then
+ * api_request_read_end() once the reply is queued.
+ *
+ * api_request_reply_cached() replies 200 with the answer kept under key
+ * and returns 1, returns 0 when there is none (the handler computes it),
+ * or a negative errno.  api_request_reply_json_keep() is
+ * api_request_reply_json() with status 200 that also keeps the text
+ * under key, for the next request of the same key while the file stays
+ * as it is.
+ */
+#define API_REQUEST_KEY_MAX 512
+int api_request_read_begin(struct api_request *rq, struct store *st);
+void api_request_read_end(struct api_request *rq, struct store *st);
+int api_request_reply_cached(struct api_request *rq, struct store *st,
+			     const char *key);
+int api_request_reply_json_keep(struct api_request *rq, struct store *st,
+				const char *key, cJSON *body);
+
 /* REALTIME ns when the server started (for uptimes without a status). */
 int64_t api_request_started_ns(const struct api_request *rq);
 
@@ -247,6 +272,13 @@ void api_request__refuse(struct api_request *rq, unsigned status,
 			 const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 int api_request__send_refusal(struct api_request *rq);
+
+/*
+ * The handler has returned: a reply of a buffer needs the database no
+ * more, so the connection goes back to the pool now rather than once
+ * the reply is sent (a stream keeps whatever it holds).
+ */
+void api_request__handled(struct api_request *rq);
 
 /* Drops a reference; the last gives the connection back and frees. */
 void api_request__unref(struct api_request *rq);

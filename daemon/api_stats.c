@@ -209,6 +209,27 @@ api_stats_add_percentiles(cJSON *o, const struct store_query_percentiles *r)
 	return true;
 }
 
+/*
+ * The key of the answer cache (api_request.h): path, then the filter as
+ * parsed.  The app is a word of [A-Za-z0-9._:-], so '|' cannot occur in
+ * it, and an absent one is told from any name by its own marker.
+ */
+static int
+api_stats_key(char *buf, size_t size, const char *path,
+	      const struct store_filter *f, int metric, int method,
+	      const char *extra)
+{
+	int n;
+
+	n = snprintf(buf, size,
+		     "%s|%s%s|m%d|q%d|%" PRId64 "|%" PRId64 "|%" PRId64
+		     "|k%u|%s|%s",
+		     path, f->app ? "a=" : "n", f->app ? f->app : "", metric,
+		     method, f->since_ns, f->until_ns, f->session, f->kinds,
+		     f->status ? f->status : "", extra);
+	return n < 0 || (size_t)n >= size ? -ENOSPC : 0;
+}
+
 static bool
 api_stats_add_app(cJSON *o, const char *app)
 {
@@ -226,7 +247,9 @@ api_stats_percentiles(struct api_request *rq)
 	size_t np = 0, i;
 	int method = STORE_QUERY_METHOD_AUTO, status = 0;
 	cJSON *root = NULL, *kinds;
+	char key[API_REQUEST_KEY_MAX];
 	struct store *st;
+	bool keyed;
 	int rc;
 
 	rc = api_request_allow(rq, api_stats_percentiles_params);
@@ -252,13 +275,29 @@ api_stats_percentiles(struct api_request *rq)
 	rc = api_request_param_enum(rq, "method", api_stats_methods, &method);
 	if (rc < 0)
 		return rc;
+	/*
+	 * p as sent (a valid list by now): another spelling of the same
+	 * numbers is another key, and only costs a computation.
+	 */
+	keyed = api_stats_key(key, sizeof(key), "/v1/percentiles", &f,
+			      (int)metric, method,
+			      api_request_param(rq, "p")
+				      ? api_request_param(rq, "p")
+				      : "-") == 0;
 	rc = api_request_store(rq, &st);
 	if (rc < 0)
 		return rc;
+	/* One snapshot for the version of the cache and the answer. */
+	rc = api_request_read_begin(rq, st);
+	if (rc < 0)
+		return rc;
+	rc = keyed ? api_request_reply_cached(rq, st, key) : 0;
+	if (rc != 0)
+		goto out;
 	rc = store_query_percentiles(
 		st, &f, metric, (enum store_query_method)method, p, np, &r);
 	if (rc < 0)
-		return rc;
+		goto out;
 
 	rc = -ENOMEM;
 	root = cJSON_CreateObject();
@@ -285,11 +324,13 @@ api_stats_percentiles(struct api_request *rq)
 	}
 	if (!cJSON_AddStringToObject(root, "status", f.status))
 		goto out;
-	rc = api_request_reply_json(rq, 200, root);
+	rc = keyed ? api_request_reply_json_keep(rq, st, key, root)
+		   : api_request_reply_json(rq, 200, root);
 	root = NULL;
 out:
+	api_request_read_end(rq, st);
 	cJSON_Delete(root);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 /* One entry of /v1/apps. */
@@ -328,8 +369,10 @@ api_stats_apps(struct api_request *rq)
 	struct store_query_app *apps = NULL;
 	struct store_filter f;
 	cJSON *root = NULL, *list, *item;
+	char key[API_REQUEST_KEY_MAX];
 	size_t napps = 0, i;
 	struct store *st;
+	bool keyed;
 	int rc;
 
 	rc = api_request_allow(rq, api_stats_apps_params);
@@ -338,12 +381,19 @@ api_stats_apps(struct api_request *rq)
 	rc = api_stats_common(rq, &f, false, NULL);
 	if (rc < 0)
 		return rc;
+	keyed = api_stats_key(key, sizeof(key), "/v1/apps", &f, 0, 0, "") == 0;
 	rc = api_request_store(rq, &st);
 	if (rc < 0)
 		return rc;
-	rc = store_query_apps(st, &f, &apps, &napps);
+	rc = api_request_read_begin(rq, st);
 	if (rc < 0)
 		return rc;
+	rc = keyed ? api_request_reply_cached(rq, st, key) : 0;
+	if (rc != 0)
+		goto out;
+	rc = store_query_apps(st, &f, &apps, &napps);
+	if (rc < 0)
+		goto out;
 
 	rc = -ENOMEM;
 	root = cJSON_CreateObject();
@@ -361,12 +411,14 @@ api_stats_apps(struct api_request *rq)
 	}
 	if (!api_stats_add_range(root, &f))
 		goto out;
-	rc = api_request_reply_json(rq, 200, root);
+	rc = keyed ? api_request_reply_json_keep(rq, st, key, root)
+		   : api_request_reply_json(rq, 200, root);
 	root = NULL;
 out:
+	api_request_read_end(rq, st);
 	cJSON_Delete(root);
 	store_query_apps_free(apps, napps);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 int
@@ -377,8 +429,10 @@ api_stats_histogram(struct api_request *rq)
 	int64_t nbuckets = API_STATS_BUCKETS_DEF;
 	struct store_filter f;
 	cJSON *root = NULL, *list, *b;
+	char key[API_REQUEST_KEY_MAX], extra[32];
 	double hi_ms;
 	struct store *st;
+	bool keyed;
 	size_t i;
 	int rc;
 
@@ -392,12 +446,21 @@ api_stats_histogram(struct api_request *rq)
 				   &nbuckets);
 	if (rc < 0)
 		return rc;
+	snprintf(extra, sizeof(extra), "b%" PRId64, nbuckets);
+	keyed = api_stats_key(key, sizeof(key), "/v1/histogram", &f,
+			      (int)metric, 0, extra) == 0;
 	rc = api_request_store(rq, &st);
 	if (rc < 0)
 		return rc;
-	rc = store_query_histogram(st, &f, metric, (size_t)nbuckets, &h);
+	rc = api_request_read_begin(rq, st);
 	if (rc < 0)
 		return rc;
+	rc = keyed ? api_request_reply_cached(rq, st, key) : 0;
+	if (rc != 0)
+		goto out;
+	rc = store_query_histogram(st, &f, metric, (size_t)nbuckets, &h);
+	if (rc < 0)
+		goto out;
 
 	rc = -ENOMEM;
 	root = cJSON_CreateObject();
@@ -433,10 +496,12 @@ api_stats_histogram(struct api_request *rq)
 	}
 	if (!api_stats_add_range(root, &f))
 		goto out;
-	rc = api_request_reply_json(rq, 200, root);
+	rc = keyed ? api_request_reply_json_keep(rq, st, key, root)
+		   : api_request_reply_json(rq, 200, root);
 	root = NULL;
 out:
+	api_request_read_end(rq, st);
 	cJSON_Delete(root);
 	store_query_histogram_release(&h);
-	return rc;
+	return rc < 0 ? rc : 0;
 }

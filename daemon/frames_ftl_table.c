@@ -4,18 +4,27 @@
 #include <errno.h>
 #include <stdlib.h>
 
+/*
+ * Keys in runs of this many share a block of slots: cookies and tokens
+ * come from counters, so the keys a join holds at one time are nearly
+ * consecutive, and consecutive keys then sit in consecutive slots, in
+ * the few cache lines the probes of nearby keys touch, instead of one
+ * line each anywhere in the table.
+ */
+#define ENT_RUN 256u
+
 static uint32_t
 ent_hash(uint32_t seq, int64_t key)
 {
-	uint64_t x = (uint64_t)key ^ ((uint64_t)seq << 32 | seq);
+	uint64_t x = ((uint64_t)key / ENT_RUN) ^ ((uint64_t)seq << 32 | seq);
 
-	/* The splitmix64 finalizer: tokens and cookies are sequential. */
+	/* The splitmix64 finalizer places each run of keys anywhere. */
 	x ^= x >> 30;
 	x *= 0xbf58476d1ce4e5b9ULL;
 	x ^= x >> 27;
 	x *= 0x94d049bb133111ebULL;
 	x ^= x >> 31;
-	return (uint32_t)x;
+	return (uint32_t)x + (uint32_t)((uint64_t)key % ENT_RUN);
 }
 
 int

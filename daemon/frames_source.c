@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "correlate.h"
+#include "filemap.h"
 #include "frames_ftl.h"
 #include "frames_latency.h"
 #include "log.h"
@@ -49,6 +50,9 @@ struct frames_source {
 	uint64_t fed;
 	int64_t first_present, last_present;
 	unsigned char *buf;
+	/* A regular file's mapping, read in place (filemap.h), and how far. */
+	struct filemap *map;
+	size_t map_off;
 };
 
 static int
@@ -165,7 +169,24 @@ step(struct frames_source *fs)
 	ssize_t n;
 	int rc;
 
-	if (fs->kind == FRAMES_FTL) {
+	if (fs->kind == FRAMES_FTL && fs->map) {
+		n = (ssize_t)(filemap_len(fs->map) - fs->map_off);
+		if (n > READ_CHUNK)
+			n = READ_CHUNK;
+		if (n == 0) {
+			frames_ftl_eof(fs->ftl);
+			fs->eof = 1;
+			rc = ftl_end(fs);
+		} else {
+			rc = frames_ftl_feed(
+				fs->ftl, filemap_data(fs->map) + fs->map_off,
+				(size_t)n);
+			fs->map_off += (size_t)n;
+			filemap_done(fs->map, fs->map_off);
+		}
+		if (rc == 0)
+			rc = drain_ftl(fs);
+	} else if (fs->kind == FRAMES_FTL) {
 		n = read(fs->fd, fs->buf, READ_CHUNK);
 		if (n < 0 && errno == EINTR)
 			return 0;
@@ -241,6 +262,9 @@ frames_source_open(const char *spec, struct frames_source **out)
 				  strerror(errno));
 			goto out;
 		}
+		/* What cannot be mapped (a pipe, say) is read. */
+		if (filemap_open(fs->fd, SIZE_MAX, &fs->map) < 0)
+			fs->map = NULL;
 	} else if (strncmp(spec, "latency:", 8) == 0 && spec[8]) {
 		fs->kind = FRAMES_LATENCY;
 		fs->path = strdup(spec + 8);
@@ -274,6 +298,7 @@ frames_source_close(struct frames_source *fs)
 		return;
 	if (fs->fd >= 0)
 		close(fs->fd);
+	filemap_free(fs->map);
 	frames_ftl_free(fs->ftl);
 	frames_latency_dir_free(fs->dir);
 	free(fs->buf);

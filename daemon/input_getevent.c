@@ -33,7 +33,9 @@
  * - An empty log, or one with headers only, gives no events and is not an
  *   error.
  * - The file is read once, 64 KiB at a time, so a pipe reads like a file
- *   and the device is chosen from the whole log either way.  Only the
+ *   and the device is chosen from the whole log either way; a regular
+ *   file is read in place from a mapping (filemap.h), the same chunks
+ *   without the copy through read().  Only the
  *   line being read is held: one over GETEVENT_LINE_MAX is dropped as it
  *   arrives, counted, and warned about once.  What grows is the events
  *   array, about 17 bytes per event line of the log, within the 1 GiB
@@ -51,6 +53,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "filemap.h"
 #include "input_getevent_int.h"
 #include "input_getevent_line.h"
 #include "log.h"
@@ -297,17 +300,80 @@ input_getevent_open_mem(const char *buf, size_t len, const char *name,
 }
 
 /*
+ * Feeds the next chunk of the log to the line reader, checking its size
+ * and, for a file that is not a getevent log, that a line came early
+ * enough.
+ */
+static int
+feed_chunk(struct input_getevent *g, const char *buf, size_t n, uint64_t *total,
+	   const char *path)
+{
+	int r;
+
+	*total += (uint64_t)n;
+	if (*total > GETEVENT_FILE_MAX) {
+		log_warnx("cannot replay '%s': the log is larger than %zu MiB",
+			  path, GETEVENT_FILE_MAX >> 20);
+		return -EFBIG;
+	}
+	r = input_getevent_line_feed(g, buf, n);
+	if (r < 0) {
+		log_warnx("cannot replay '%s': out of memory", path);
+		return r;
+	}
+	/*
+	 * /dev/zero, or any file that is not a getevent log, would otherwise
+	 * be read for a long while to no end.
+	 */
+	if (*total >= GETEVENT_NOLINE_MAX && g->parsed == 0) {
+		log_warnx("cannot replay '%s': not one getevent line in its "
+			  "first %zu MiB",
+			  path, GETEVENT_NOLINE_MAX >> 20);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * A regular file is read in place from its mapping (filemap.h), a chunk
+ * at a time as read_file() would, without copying it through read().
+ */
+static int
+read_mapped(struct input_getevent *g, struct filemap *m, const char *path)
+{
+	const char *data = (const char *)filemap_data(m);
+	size_t off, n, len = filemap_len(m);
+	uint64_t total = 0;
+	int r = 0;
+
+	for (off = 0; off < len && r == 0; off += n) {
+		n = len - off < GETEVENT_CHUNK ? len - off : GETEVENT_CHUNK;
+		r = feed_chunk(g, data + off, n, &total, path);
+		filemap_done(m, off + n);
+	}
+	if (r == 0)
+		r = input_getevent_line_end(g);
+	return r;
+}
+
+/*
  * Reads the file in chunks into g.  Only the line being read is held, so
  * memory does not grow with the text: it grows with the events kept.
  */
 static int
 read_file(struct input_getevent *g, int fd, const char *path)
 {
-	char *buf;
+	struct filemap *m = NULL;
 	uint64_t total = 0;
+	char *buf;
 	ssize_t n;
 	int r = 0;
 
+	if (filemap_open(fd, GETEVENT_FILE_MAX, &m) == 0) {
+		r = read_mapped(g, m, path);
+		filemap_free(m);
+		return r;
+	}
 	buf = malloc(GETEVENT_CHUNK);
 	if (buf == NULL)
 		return -ENOMEM;
@@ -322,30 +388,9 @@ read_file(struct input_getevent *g, int fd, const char *path)
 		}
 		if (n == 0)
 			break;
-		total += (uint64_t)n;
-		if (total > GETEVENT_FILE_MAX) {
-			log_warnx("cannot replay '%s': the log is larger than "
-				  "%zu MiB",
-				  path, GETEVENT_FILE_MAX >> 20);
-			r = -EFBIG;
+		r = feed_chunk(g, buf, (size_t)n, &total, path);
+		if (r < 0)
 			break;
-		}
-		r = input_getevent_line_feed(g, buf, (size_t)n);
-		if (r < 0) {
-			log_warnx("cannot replay '%s': out of memory", path);
-			break;
-		}
-		/*
-		 * /dev/zero, or any file that is not a getevent log, would
-		 * otherwise be read for a long while to no end.
-		 */
-		if (total >= GETEVENT_NOLINE_MAX && g->parsed == 0) {
-			log_warnx("cannot replay '%s': not one getevent line "
-				  "in its first %zu MiB",
-				  path, GETEVENT_NOLINE_MAX >> 20);
-			r = -EINVAL;
-			break;
-		}
 	}
 	free(buf);
 	if (r == 0)

@@ -17,6 +17,26 @@
 /* The longest line read; longer ones are skipped. */
 #define GETEVENT_LINE_MAX 4096
 
+/* The last second that still fits int64 nanoseconds with room to spare. */
+#define GETEVENT_SEC_MAX 4294967295ULL
+
+/* The longest type or code token the fast path remembers. */
+#define GETEVENT_TOKEN_MAX 32
+/* Type and code pairs the fast path remembers. */
+#define GETEVENT_PAIRS 64
+
+/*
+ * A type and code token pair and what they mean, as
+ * input_getevent_field_event() read them.
+ */
+struct input_getevent_pair {
+	char a[GETEVENT_TOKEN_MAX];
+	char b[GETEVENT_TOKEN_MAX];
+	size_t na, nb;
+	uint16_t type, code;
+	int used;
+};
+
 /* Where in a device's header block the previous line left us. */
 enum input_getevent_section {
 	SECTION_NONE,	/* outside any header block */
@@ -77,6 +97,8 @@ struct input_getevent {
 	uint64_t parsed;   /* of those, lines that were not skipped */
 	unsigned skips_logged;
 	struct input_getevent_stats st;
+	/* The fast path's pairs (input_getevent_line.c). */
+	struct input_getevent_pair pairs[GETEVENT_PAIRS];
 };
 
 #endif

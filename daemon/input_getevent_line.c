@@ -10,11 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input_getevent_fast.h"
 #include "input_getevent_field.h"
 #include "log.h"
 
-/* The last second that still fits int64 nanoseconds with room to spare. */
-#define GETEVENT_SEC_MAX 4294967295ULL
 /* At most this many skipped lines are described at debug level. */
 #define GETEVENT_SKIP_LOG_MAX 10
 
@@ -191,12 +190,11 @@ static int
 read_event_line(struct input_getevent *g, char *s, int stamped)
 {
 	struct touch_event ev;
-	struct input_getevent_dev *d;
 	char *tok[6], **t;
 	const char *path = "";
 	int64_t ns = 0;
 	size_t n, len;
-	int dev, r;
+	int r;
 
 	if (stamped) {
 		s = parse_stamp(s, &ns);
@@ -235,6 +233,19 @@ read_event_line(struct input_getevent *g, char *s, int stamped)
 		skip_line(g, "no timestamp");
 		return 1;
 	}
+	return input_getevent_line_keep(g, path, &ev, ns);
+}
+
+int
+input_getevent_line_keep(struct input_getevent *g, const char *path,
+			 const struct touch_event *parsed, int64_t ns)
+{
+	struct touch_event ev = *parsed;
+	struct input_getevent_dev *d;
+	int dev, r;
+
+	g->section = SECTION_NONE;
+	g->cur_dev = -1;
 	dev = get_dev(g, path);
 	if (dev < 0) {
 		skip_line(g, "too many devices or device path too long");
@@ -578,6 +589,16 @@ input_getevent_line_feed(struct input_getevent *g, const char *buf, size_t len)
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		n = (size_t)((nl ? nl : end) - p);
+		/* A whole line, nothing of it held before. */
+		if (nl != NULL && g->partlen == 0 && !g->overlong) {
+			r = input_getevent_fast_line(g, p, n);
+			if (r < 0)
+				return r;
+			if (r == 1) {
+				p = nl + 1;
+				continue;
+			}
+		}
 		g->in_line = 1;
 		/*
 		 * A line over the limit is dropped as it arrives, never held

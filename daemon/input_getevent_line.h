@@ -26,6 +26,14 @@ int input_getevent_line_end(struct input_getevent *g);
 int input_getevent_line_parse(struct input_getevent *g, const char *buf,
 			      size_t len);
 
+/*
+ * A stamped event line parsed (by the line reader or its fast path,
+ * input_getevent_fast.h): the event kept for the device at path and
+ * counted.  Returns 1, or a negative errno.
+ */
+int input_getevent_line_keep(struct input_getevent *g, const char *path,
+			     const struct touch_event *parsed, int64_t ns);
+
 /* The index in g->devs of the device at path, or -1. */
 int input_getevent_line_find_dev(struct input_getevent *g, const char *path);
 

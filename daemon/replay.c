@@ -627,6 +627,12 @@ replay_run(const struct replay_options *opts, FILE *out)
 				  opts->db);
 		goto out;
 	}
+	/*
+	 * A batch replay commits by the batch, never on the timer, and the
+	 * largest batch writes the fewest commits and histogram rows.
+	 */
+	if (opts->pace <= 0 && !opts->listen)
+		store_set_batch(r.store, STORE_HELD_MAX);
 	if (opts->listen) {
 		rc = replay_serve_start(&r);
 		if (rc < 0)

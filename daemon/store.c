@@ -82,11 +82,15 @@ store_attribution_name(const char *name)
 }
 
 /*
- * One and four rows of six values: tap_frames' (STORE__FRAME_COLUMNS)
- * and tap_hist's (STORE__HIST_COLUMNS).
+ * One and four rows of six values: tap_frames' (STORE__FRAME_COLUMNS),
+ * tap_hist's (STORE__HIST_COLUMNS) and tap_counts' (STORE__COUNT_COLUMNS).
  */
 #define STORE_ROW   "(?, ?, ?, ?, ?, ?)"
 #define STORE_ROWS4 STORE_ROW "," STORE_ROW "," STORE_ROW "," STORE_ROW
+/* One and four rows of tap_hist_sum (STORE__HIST_SUM_COLUMNS). */
+#define STORE_SUM_ROW "(?, ?, ?, ?)"
+#define STORE_SUM_ROWS4                                                        \
+	STORE_SUM_ROW "," STORE_SUM_ROW "," STORE_SUM_ROW "," STORE_SUM_ROW
 
 const char *const store__stmt_sql[STORE_STMT_N] = {
 	[STORE_STMT_COUNT] = "SELECT count(*) FROM taps"
@@ -148,6 +152,33 @@ const char *const store__stmt_sql[STORE_STMT_N] = {
 		" count) VALUES " STORE_ROWS4 "," STORE_ROWS4 "," STORE_ROWS4
 		"," STORE_ROWS4 " ON CONFLICT DO UPDATE"
 		" SET count = count + excluded.count",
+	/* The same for tap_counts and tap_hist_sum in a bulk batch. */
+	[STORE_STMT_COUNTS_ADD] = "INSERT INTO tap_counts (app, named, status,"
+				  " span, minute, count) VALUES " STORE_ROW
+				  " ON CONFLICT DO UPDATE"
+				  " SET count = count + excluded.count",
+	[STORE_STMT_COUNTS_ADD4] = "INSERT INTO tap_counts (app, named, status,"
+				   " span, minute, count) VALUES " STORE_ROWS4
+				   " ON CONFLICT DO UPDATE"
+				   " SET count = count + excluded.count",
+	[STORE_STMT_COUNTS_ADD16] =
+		"INSERT INTO tap_counts (app, named, status, span, minute,"
+		" count) VALUES " STORE_ROWS4 "," STORE_ROWS4 "," STORE_ROWS4
+		"," STORE_ROWS4 " ON CONFLICT DO UPDATE"
+		" SET count = count + excluded.count",
+	[STORE_STMT_HIST_SUM_ADD] =
+		"INSERT INTO tap_hist_sum (app, metric,"
+		" bucket, count) VALUES " STORE_SUM_ROW " ON CONFLICT DO UPDATE"
+		" SET count = count + excluded.count",
+	[STORE_STMT_HIST_SUM_ADD4] = "INSERT INTO tap_hist_sum (app, metric,"
+				     " bucket, count) VALUES " STORE_SUM_ROWS4
+				     " ON CONFLICT DO UPDATE"
+				     " SET count = count + excluded.count",
+	[STORE_STMT_HIST_SUM_ADD16] =
+		"INSERT INTO tap_hist_sum (app, metric, bucket, count)"
+		" VALUES " STORE_SUM_ROWS4 "," STORE_SUM_ROWS4
+		"," STORE_SUM_ROWS4 "," STORE_SUM_ROWS4
+		" ON CONFLICT DO UPDATE SET count = count + excluded.count",
 	[STORE_STMT_SESSION_START] = "INSERT INTO sessions (name, started_ns)"
 				     " VALUES (?1, ?2)",
 	[STORE_STMT_SESSION_STOP] = "UPDATE sessions SET stopped_ns = ?2"
@@ -537,6 +568,7 @@ store_free(struct store *st)
 	store__held_clear(st);
 	free(st->held);
 	free(st->hist);
+	free(st->counts);
 	free(st->end_stats);
 	for (i = 0; i < STORE_STMT_N; i++)
 		sqlite3_finalize(st->stmt[i]);

@@ -291,6 +291,17 @@ int store_insert(struct store *st, const struct store_tap *tap,
 		 const struct store_frame *frames, size_t nframes, int64_t *id);
 
 /*
+ * The batch size from now on: rows (1 .. STORE_HELD_MAX) instead of 256,
+ * with a page cache of 16 MiB so that SQLite keeps a batch's pages until
+ * its COMMIT rather than spilling them into the WAL twice.  A batch
+ * replay, which commits by the batch and not on a timer, takes the
+ * largest: fewer commits and histogram rows, and a replay stopped midway
+ * loses at most that many taps, which replaying again restores.  Returns
+ * 0, -EINVAL, or the errno of setting the cache.
+ */
+int store_set_batch(struct store *st, unsigned rows);
+
+/*
  * Commits the current batch now; on a full disk, writes the held taps
  * again if the last attempt is a second old.  Returns 0 or a negative
  * errno (-ENOSPC while the taps are held).

@@ -31,6 +31,7 @@ store_rollback(struct store *st)
 	st->batch_rows = 0;
 	/* The batch's counts went with it; a rewrite adds them up again. */
 	st->nhist = 0;
+	store__bulk(st, false);
 }
 
 /* Drops the open batch after a failure, counting its rows as lost. */
@@ -187,6 +188,8 @@ store_rewrite(struct store *st)
 	if (st->nheld == 0 && !st->end_pending && !store_has_room(st))
 		return -ENOSPC;
 	rc = store__step(st, STORE_STMT_BEGIN);
+	if (rc == SQLITE_OK && st->nheld >= STORE__BULK_ROWS)
+		rc = store__bulk(st, true);
 	for (i = 0; rc == SQLITE_OK && i < st->nheld;) {
 		rc = store__put(st, &st->held[i], &row_only);
 		if (rc != SQLITE_OK && store__row_rejected(st, rc, row_only)) {
@@ -206,6 +209,7 @@ store_rewrite(struct store *st)
 		rc = store__step(st, STORE_STMT_COMMIT);
 	if (rc != SQLITE_OK)
 		return store__write_failed(st, rc, "write the held taps to");
+	store__bulk(st, false);
 	n = st->nheld;
 	store__held_clear(st);
 	st->full = false;
@@ -242,6 +246,7 @@ store__flush(struct store *st, bool force)
 		if (rc != SQLITE_OK) {
 			rc = store__write_failed(st, rc, "commit to");
 		} else {
+			store__bulk(st, false);
 			st->in_batch = false;
 			st->batch_rows = 0;
 			store__held_clear(st);

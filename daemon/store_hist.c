@@ -1,8 +1,9 @@
 /*
  * The writer's histogram: the tap_hist counts of the open batch, added
  * up in memory as its taps are put and written before its COMMIT, one
- * UPSERT per row of the table and 16 rows a statement; see store_sql.h
- * and docs/DESIGN.md 6.
+ * UPSERT per row of the table and 16 rows a statement; and in a bulk
+ * batch the tap_counts and tap_hist_sum counts the triggers would have
+ * added, written the same way; see store_sql.h and docs/DESIGN.md 6.
  */
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "store.h"
 #include "store_sql.h"
 
@@ -95,37 +97,272 @@ store_bind_hist(struct store *st, sqlite3_stmt *stmt, size_t first, size_t n)
 }
 
 /*
- * Writes the open batch's tap_hist counts: equal rows added up, then 16
- * rows a statement in the key's order, each an UPSERT whose triggers
- * keep tap_hist_sum as they would one count at a time.  The counts are
- * forgotten whatever the result: a failure ends the transaction, and the
- * taps held through it are put again, counts and all.
+ * Sorts st->hist[0..n) in the key's order and adds up equal rows; returns
+ * how many rows are left.
  */
-int
-store__hist_write(struct store *st)
+static size_t
+store_hist_merge(struct store *st, size_t n)
+{
+	size_t i, m = 0;
+
+	if (n > 1)
+		qsort(st->hist, n, sizeof(*st->hist), store_hist_cmp);
+	for (i = 0; i < n; i++) {
+		if (m > 0 &&
+		    store_hist_cmp(&st->hist[m - 1], &st->hist[i]) == 0)
+			st->hist[m - 1].count += st->hist[i].count;
+		else
+			st->hist[m++] = st->hist[i];
+	}
+	return m;
+}
+
+/* Binds rows [first, first + n) of st->hist as tap_hist_sum rows. */
+static int
+store_bind_hist_sum(struct store *st, sqlite3_stmt *stmt, size_t first,
+		    size_t n)
+{
+	const struct store__hist_add *h;
+	size_t i;
+	int col, rc = SQLITE_OK;
+
+	for (i = 0; i < n && rc == SQLITE_OK; i++) {
+		h = &st->hist[first + i];
+		col = (int)(i * STORE__HIST_SUM_COLUMNS);
+		rc = sqlite3_bind_text(stmt, col + 1, h->app, -1,
+				       SQLITE_STATIC);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int(stmt, col + 2, h->metric);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int(stmt, col + 3, h->bucket);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int64(stmt, col + 4, h->count);
+	}
+	return rc;
+}
+
+/* Binds rows [first, first + n) of st->counts as tap_counts rows. */
+static int
+store_bind_counts(struct store *st, sqlite3_stmt *stmt, size_t first, size_t n)
+{
+	const struct store__count_add *c;
+	size_t i;
+	int col, rc = SQLITE_OK;
+
+	for (i = 0; i < n && rc == SQLITE_OK; i++) {
+		c = &st->counts[first + i];
+		col = (int)(i * STORE__COUNT_COLUMNS);
+		rc = sqlite3_bind_text(stmt, col + 1, c->app, -1,
+				       SQLITE_STATIC);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int(stmt, col + 2, c->named);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_text(stmt, col + 3, c->status, -1,
+					       SQLITE_STATIC);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int(stmt, col + 4, c->span);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int64(stmt, col + 5, c->minute);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int64(stmt, col + 6, c->count);
+	}
+	return rc;
+}
+
+/*
+ * Writes rows [0, n) through the statements of 16, 4 and 1 rows whose
+ * first is sixteen, each bound by bind.
+ */
+static int
+store_write_rows(struct store *st, size_t n, enum store_stmt sixteen,
+		 int (*bind)(struct store *, sqlite3_stmt *, size_t, size_t))
 {
 	enum store_stmt which;
-	size_t i, n = 0, rows;
+	size_t i, rows;
 	int rc = SQLITE_OK;
 
-	if (st->nhist > 1)
-		qsort(st->hist, st->nhist, sizeof(*st->hist), store_hist_cmp);
-	for (i = 0; i < st->nhist; i++) {
-		if (n > 0 &&
-		    store_hist_cmp(&st->hist[n - 1], &st->hist[i]) == 0)
-			st->hist[n - 1].count += st->hist[i].count;
-		else
-			st->hist[n++] = st->hist[i];
-	}
 	for (i = 0; i < n && rc == SQLITE_OK; i += rows) {
-		rows = store__rows(n - i, STORE_STMT_HIST_ADD16, &which);
-		rc = store_bind_hist(st, st->stmt[which], i, rows);
+		rows = store__rows(n - i, sixteen, &which);
+		rc = bind(st, st->stmt[which], i, rows);
 		if (rc == SQLITE_OK)
 			rc = store__step(st, which);
 		else
 			sqlite3_clear_bindings(st->stmt[which]);
 	}
+	return rc;
+}
+
+/* The order of tap_counts' primary key, so that equal rows are adjacent. */
+static int
+store_count_cmp(const void *pa, const void *pb)
+{
+	const struct store__count_add *a = pa, *b = pb;
+	int c;
+
+	c = a->app == b->app ? 0 : strcmp(a->app, b->app);
+	if (c)
+		return c;
+	if (a->named != b->named)
+		return a->named < b->named ? -1 : 1;
+	if (a->span != b->span)
+		return a->span < b->span ? -1 : 1;
+	if (a->minute != b->minute)
+		return a->minute < b->minute ? -1 : 1;
+	return a->status == b->status ? 0 : strcmp(a->status, b->status);
+}
+
+/* Writes the bulk batch's tap_counts counts, added up, in the key's order. */
+static int
+store_counts_write(struct store *st)
+{
+	size_t i, n = 0;
+
+	if (st->ncounts > 1)
+		qsort(st->counts, st->ncounts, sizeof(*st->counts),
+		      store_count_cmp);
+	for (i = 0; i < st->ncounts; i++) {
+		if (n > 0 &&
+		    store_count_cmp(&st->counts[n - 1], &st->counts[i]) == 0)
+			st->counts[n - 1].count += st->counts[i].count;
+		else
+			st->counts[n++] = st->counts[i];
+	}
+	return store_write_rows(st, n, STORE_STMT_COUNTS_ADD16,
+				store_bind_counts);
+}
+
+/*
+ * tap_hist_sum from the day rows just written (st->hist[0..n), merged):
+ * what tap_hist_sum_add and tap_hist_sum_update would add, the day rows'
+ * counts summed by app, metric and bucket.
+ */
+static int
+store_hist_sum_write(struct store *st, size_t n)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < n; i++) {
+		if (st->hist[i].span != STORE_HIST_SPAN_DAY)
+			continue;
+		st->hist[m] = st->hist[i];
+		st->hist[m].span = 0;
+		st->hist[m].minute = 0;
+		m++;
+	}
+	m = store_hist_merge(st, m);
+	return store_write_rows(st, m, STORE_STMT_HIST_SUM_ADD16,
+				store_bind_hist_sum);
+}
+
+/*
+ * Writes the open batch's tap_hist counts: equal rows added up, then 16
+ * rows a statement in the key's order, each an UPSERT whose triggers
+ * keep tap_hist_sum as they would one count at a time.  In a bulk batch
+ * no trigger fires: tap_hist_sum gets the same sums from here, and
+ * tap_counts the batch's counts.  The counts are forgotten whatever the
+ * result: a failure ends the transaction, and the taps held through it
+ * are put again, counts and all.
+ */
+int
+store__hist_write(struct store *st)
+{
+	size_t n;
+	int rc;
+
+	n = store_hist_merge(st, st->nhist);
+	rc = store_write_rows(st, n, STORE_STMT_HIST_ADD16, store_bind_hist);
+	if (rc == SQLITE_OK && st->bulk)
+		rc = store_hist_sum_write(st, n);
+	if (rc == SQLITE_OK && st->bulk)
+		rc = store_counts_write(st);
 	st->nhist = 0;
+	st->ncounts = 0;
+	return rc;
+}
+
+int
+store__bulk(struct store *st, bool on)
+{
+	int rc;
+
+	if (st->bulk == on)
+		return SQLITE_OK;
+	/*
+	 * Both settings are compiled into the statements, which SQLite
+	 * prepares again at their next step.
+	 */
+	rc = sqlite3_db_config(st->db, SQLITE_DBCONFIG_ENABLE_TRIGGER,
+			       on ? 0 : 1, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(st->db,
+				  on ? "PRAGMA ignore_check_constraints = 1"
+				     : "PRAGMA ignore_check_constraints = 0",
+				  NULL, NULL, NULL);
+	if (rc != SQLITE_OK && on) {
+		/* Half on is off again: the triggers keep the counts. */
+		sqlite3_db_config(st->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 1,
+				  NULL);
+		sqlite3_exec(st->db, "PRAGMA ignore_check_constraints = 0",
+			     NULL, NULL, NULL);
+		return rc;
+	}
+	if (rc != SQLITE_OK)
+		log_warnx("cannot turn the triggers of '%s' back on: %s",
+			  st->path, sqlite3_errstr(rc));
+	st->bulk = on;
+	st->ncounts = 0;
+	return SQLITE_OK;
+}
+
+/* One count more for the tap_counts row of the key given. */
+static int
+store_count_add(struct store *st, const char *app, int named,
+		const char *status, int span, int64_t minute)
+{
+	struct store__count_add *c;
+	size_t cap;
+
+	if (st->ncounts == st->cap_counts) {
+		cap = st->cap_counts ? st->cap_counts * 2 : 512;
+		c = realloc(st->counts, cap * sizeof(*c));
+		if (!c)
+			return SQLITE_NOMEM;
+		st->counts = c;
+		st->cap_counts = cap;
+	}
+	c = &st->counts[st->ncounts++];
+	c->app = app;
+	c->named = named;
+	c->status = status;
+	c->span = span;
+	c->minute = minute;
+	c->count = 1;
+	return SQLITE_OK;
+}
+
+/*
+ * Counts a tap in tap_counts in a bulk batch, by the rule of the
+ * tap_counts_add triggers: every gesture, its hour and its day by wall
+ * time, or span 0 without one; an unknown app is '' with named 0.
+ */
+int
+store__counts_tap(struct store *st, const struct store_tap *tap)
+{
+	const int64_t hour_ns = 3600 * 1000000000LL;
+	const int64_t day_ns = 24 * hour_ns;
+	const char *app = tap->app ? tap->app : "";
+	int named = tap->app != NULL, rc;
+
+	if (!st->bulk)
+		return SQLITE_OK;
+	if (tap->wall_ns < 0)
+		return store_count_add(st, app, named, tap->status, 0, 0);
+	rc = store_count_add(st, app, named, tap->status, STORE_HIST_SPAN_HOUR,
+			     tap->wall_ns / hour_ns * STORE_HIST_SPAN_HOUR);
+	if (rc == SQLITE_OK)
+		rc = store_count_add(
+			st, app, named, tap->status, STORE_HIST_SPAN_DAY,
+			tap->wall_ns / day_ns * STORE_HIST_SPAN_DAY);
 	return rc;
 }
 

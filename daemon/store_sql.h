@@ -42,6 +42,12 @@ enum store_stmt {
 	STORE_STMT_HIST_ADD,
 	STORE_STMT_HIST_ADD4,
 	STORE_STMT_HIST_ADD16,
+	STORE_STMT_COUNTS_ADD,
+	STORE_STMT_COUNTS_ADD4,
+	STORE_STMT_COUNTS_ADD16,
+	STORE_STMT_HIST_SUM_ADD,
+	STORE_STMT_HIST_SUM_ADD4,
+	STORE_STMT_HIST_SUM_ADD16,
 	STORE_STMT_SESSION_START,
 	STORE_STMT_SESSION_STOP,
 	STORE_STMT_NEXT_ID,
@@ -79,6 +85,33 @@ struct store__hist_add {
 };
 
 /*
+ * Counts of the open batch for one row of tap_counts (the key of
+ * sql/003-summaries.sql: app or '' with named 0, status, span, minute),
+ * kept by the writer while the batch is bulk (store__bulk()) and written
+ * before its COMMIT, as the hist counts are.  app and status are the held
+ * tap's copy and the store's name, valid until the batch ends.
+ */
+struct store__count_add {
+	const char *app;
+	int named;
+	const char *status;
+	int span;
+	int64_t minute;
+	int64_t count;
+};
+
+/* The columns of a tap_counts row, and of a tap_hist_sum row. */
+#define STORE__COUNT_COLUMNS	6
+#define STORE__HIST_SUM_COLUMNS 4
+
+/*
+ * A batch goes bulk (store__bulk()) from this many rows on: leaving bulk
+ * mode makes SQLite prepare the writer's statements again, which a batch
+ * of a row or two (a live daemon's) would pay for more than it saves.
+ */
+#define STORE__BULK_ROWS 16
+
+/*
  * A tap the writer accepted and has not committed yet, with its final id
  * and run: the rows of the open batch, and all of them while the disk is
  * full, so that a failed commit can be written again.  tap.app points at
@@ -107,6 +140,7 @@ struct store {
 	int64_t run_id; /* 0 when no run is open */
 	bool in_batch;
 	unsigned batch_rows;
+	unsigned batch_max; /* rows a batch commits at, STORE_BATCH_ROWS */
 	int64_t batch_first_ns;
 	uint64_t added;
 	uint64_t lost;
@@ -117,6 +151,14 @@ struct store {
 	/* The open batch's tap_hist counts, not yet written. */
 	struct store__hist_add *hist;
 	size_t nhist, cap_hist;
+	/*
+	 * The open batch is bulk: the connection's triggers are off and its
+	 * CHECKs skipped (store__bulk()), and the writer keeps tap_counts
+	 * and tap_hist_sum itself, from these counts and the hist ones.
+	 */
+	bool bulk;
+	struct store__count_add *counts;
+	size_t ncounts, cap_counts;
 	/*
 	 * The last write failed for lack of space: new taps are only held,
 	 * and the held ones are written again at most every STORE_RETRY_NS.
@@ -193,6 +235,21 @@ int store__write_end(struct store *st);
  */
 int store__hist_tap(struct store *st, const struct store_tap *tap);
 int store__hist_write(struct store *st);
+
+/*
+ * Also from store_hist.c: store__bulk() turns the open batch's bulk mode
+ * on or off.  On, the writer's connection fires no trigger of the file
+ * (SQLITE_DBCONFIG_ENABLE_TRIGGER) and skips its CHECKs (PRAGMA
+ * ignore_check_constraints; store_insert() checks the same in C first),
+ * and what the triggers of sql/003-summaries.sql would add to tap_counts
+ * and tap_hist_sum, the writer adds up itself: store__counts_tap() per
+ * tap put, written with the hist counts by store__hist_write().  Off
+ * (every batch ends so), every other write of the connection, and every
+ * other connection, keeps them through the triggers.  Returns the SQLite
+ * result of turning it on; turning it off cannot fail but is logged.
+ */
+int store__bulk(struct store *st, bool on);
+int store__counts_tap(struct store *st, const struct store_tap *tap);
 
 /*
  * From store_write.c, for store_hist.c: the statement of 16, 4 or 1

@@ -390,6 +390,16 @@ store__put(struct store *st, const struct store__held *h, bool *row_only)
 	int rc;
 
 	*row_only = true;
+	/*
+	 * A batch this long is worth its statements prepared again: the
+	 * taps from here on skip the triggers and CHECKs, and their counts
+	 * are kept here (store__bulk()).
+	 */
+	if (!st->bulk && st->batch_rows >= STORE__BULK_ROWS) {
+		rc = store__bulk(st, true);
+		if (rc != SQLITE_OK)
+			return rc;
+	}
 	rc = store_bind_tap(st, h);
 	if (rc == SQLITE_OK)
 		rc = store__step(st, STORE_STMT_INSERT_TAP);
@@ -401,6 +411,8 @@ store__put(struct store *st, const struct store__held *h, bool *row_only)
 	rc = store_insert_frames(st, h->id, h->frames, h->nframes);
 	if (rc == SQLITE_OK)
 		rc = store__hist_tap(st, &h->tap);
+	if (rc == SQLITE_OK)
+		rc = store__counts_tap(st, &h->tap);
 	return rc;
 }
 
@@ -493,12 +505,27 @@ store_insert(struct store *st, const struct store_tap *tap,
 	}
 	if (id)
 		*id = tap_id;
-	if (!st->full && st->batch_rows >= STORE_BATCH_ROWS) {
+	if (!st->full && st->batch_rows >= (st->batch_max ? st->batch_max
+							  : STORE_BATCH_ROWS)) {
 		rc = store__flush(st, false);
 		/* Held, the tap is still accepted, its id still final. */
 		return rc == -ENOSPC ? 0 : rc;
 	}
 	return 0;
+}
+
+int
+store_set_batch(struct store *st, unsigned rows)
+{
+	if (rows == 0 || rows > STORE_HELD_MAX)
+		return -EINVAL;
+	st->batch_max = rows;
+	/*
+	 * The default 2 MiB fill with dirty pages long before such a batch
+	 * ends, and SQLite writes them out early, then again at the COMMIT.
+	 */
+	return store__exec(st, "PRAGMA cache_size = -16384",
+			   "set the page cache of");
 }
 
 int

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # HTTP throughput: `wrk -t2 -c64` against `tapd serve` on the 1,000,000-tap
 # database of bench/query (bench/http/db.sh builds it once and caches it),
-# for /v1/percentiles of the busiest app over one day, /v1/health and
-# /v1/apps; then the same three while a paced `tapd replay --listen`
-# ingests a simulated session into a copy of that file, after which every
-# tap of the session must be in it (the replay's "stored N rows", the
+# for /v1/percentiles of the busiest app over one day, the same with a
+# range that moves every request (bench/http/vary.lua: no answer comes
+# from the answer cache, the figure of the queries themselves),
+# /v1/health and /v1/apps; then the same four while a paced
+# `tapd replay --listen` ingests a simulated session into a copy of that
+# file, after which every tap of the session must be in it (the replay's "stored N rows", the
 # run's rows in the file and the simulator's truth, all three the same).
 # Prints requests/s and p99 per URL against the goals of issue 11, and
 # one "bench-row:" line per figure for bench/run.sh.
@@ -77,17 +79,21 @@ to_ms() {
 }
 
 status=0
-# bench NAME URL GOAL_RPS GOAL_P99_MS: one wrk run, a line of the table
-# and a bench-row line.  A goal of "-" is none.
+# bench NAME URL GOAL_RPS GOAL_P99_MS [LUA]: one wrk run (with the wrk
+# script LUA, given the thread count), a line of the table and a
+# bench-row line.  A goal of "-" is none.
 bench() {
-	local name=$1 url=$2 goal_rps=$3 goal_p99=$4 code rps p99 bad errs
-	local verdict=met goal ratio
+	local name=$1 url=$2 goal_rps=$3 goal_p99=$4 lua=${5:-} code rps p99
+	local bad errs verdict=met goal ratio
+	local script=()
 	code=$(curl -s -o /dev/null -w '%{http_code}' "$url")
 	if [ "$code" != 200 ]; then
 		echo "bench/http: $url answered $code" >&2
 		status=1
 	fi
-	wrk -t"$threads" -c"$conns" -d"${secs}s" --latency "$url" >"$tmp/wrk.out" 2>&1 || true
+	[ -z "$lua" ] || script=(-s "$lua")
+	wrk -t"$threads" -c"$conns" -d"${secs}s" --latency "${script[@]}" \
+		"$url" ${lua:+-- "$threads"} >"$tmp/wrk.out" 2>&1 || true
 	rps=$(awk '/^Requests\/sec:/ { printf "%.0f", $2 }' "$tmp/wrk.out")
 	p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' "$tmp/wrk.out")")
 	bad=$(awk '/Non-2xx or 3xx responses:/ { print $NF }' "$tmp/wrk.out")
@@ -124,6 +130,9 @@ urls() {
 	bench "$label /v1/percentiles ($app, 1 day)" \
 		"$base/v1/percentiles?app=$app&since=$((end - 86400))&until=$end" \
 		"$goal_pct_rps" "$goal_pct_p99"
+	bench "$label /v1/percentiles uncached (range moved)" \
+		"$base/v1/percentiles?app=$app&since=$((end - 86400))&until=$end" \
+		"$goal_pct_rps" "$goal_pct_p99" bench/http/vary.lua
 	bench "$label /v1/health" "$base/v1/health" "$goal_health_rps" -
 	bench "$label /v1/apps" "$base/v1/apps" - -
 }
@@ -146,9 +155,9 @@ kill "$server"
 wait "$server" 2>/dev/null || true
 server=
 
-# The live half: a simulated session long enough for the three runs,
+# The live half: a simulated session long enough for the four runs,
 # replayed at its recorded pace into a copy of the same file.
-duration=$(((3 * secs + 30) * pace))
+duration=$(((4 * secs + 30) * pace))
 "$build/tapd-sim" gen --scenario long --seed 11 --duration "$duration" \
 	--out "$tmp/session" >/dev/null
 want=$(jq '.gestures | length' "$tmp/session/truth.json")

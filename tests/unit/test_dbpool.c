@@ -1,8 +1,10 @@
 /*
  * Tests of the read-only pool against real files: checkout limits and
  * waits across threads, readers seeing the writer's commits, statements
- * left running, and a database copied off a device into a place nobody
- * may write (as an unprivileged user, which needs root to become).
+ * left running, the answer cache dropped by a commit of another
+ * connection or process, and a database copied off a device into a
+ * place nobody may write (as an unprivileged user, which needs root to
+ * become).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +31,7 @@
 #include "log.h"
 #include "store.h"
 #include "store_sql.h"
+#include "store_taps.h"
 
 /* Adds n taps through the writer's own connection and commits. */
 static void
@@ -253,6 +256,150 @@ test_info(void **state)
 	store_close(w);
 }
 
+/*
+ * Looks key up on a connection checked out of pool, inside a read
+ * transaction as a handler does: 1 and the body in buf, or 0.  With
+ * keep, a miss keeps keep under key.
+ */
+static int
+answer(struct dbpool *pool, const char *key, const char *keep, char *buf,
+       size_t size)
+{
+	struct store *r = NULL;
+	char *body = NULL;
+	size_t len = 0;
+	int rc;
+
+	assert_int_equal(dbpool_get(pool, 0, &r), 0);
+	assert_int_equal(store_read_begin(r), 0);
+	rc = dbpool_answer_get(pool, r, key, &body, &len);
+	assert_true(rc == 0 || rc == 1);
+	if (rc == 1) {
+		assert_int_equal(len, strlen(body));
+		snprintf(buf, size, "%s", body);
+	} else if (keep) {
+		assert_int_equal(
+			dbpool_answer_put(pool, r, key, keep, strlen(keep)), 0);
+	}
+	free(body);
+	store_read_end(r);
+	dbpool_put(pool, r);
+	return rc;
+}
+
+/* Kept answers are found by their key, on their connection only. */
+static void
+test_answers(void **state)
+{
+	struct dbpool *pool = NULL;
+	struct store *r = NULL, *other = NULL;
+	char path[600], buf[64], *big, *body = NULL;
+	size_t len;
+
+	(void)state;
+	fixture_path(path, sizeof(path), "answers.db");
+	make_db(path, 2);
+	assert_int_equal(dbpool_new(path, 1, &pool), 0);
+	assert_int_equal(answer(pool, "a", "one", buf, sizeof(buf)), 0);
+	assert_int_equal(answer(pool, "a", NULL, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "one");
+	assert_int_equal(answer(pool, "b", NULL, buf, sizeof(buf)), 0);
+	assert_int_equal(answer(pool, "b", "two", buf, sizeof(buf)), 0);
+	assert_int_equal(answer(pool, "b", NULL, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "two");
+	assert_int_equal(answer(pool, "a", NULL, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "one");
+	/* A put with no get before it keeps nothing. */
+	assert_int_equal(dbpool_get(pool, 0, &r), 0);
+	assert_int_equal(dbpool_answer_put(pool, r, "c", "x", 1), 0);
+	dbpool_put(pool, r);
+	assert_int_equal(answer(pool, "c", NULL, buf, sizeof(buf)), 0);
+	/* Neither does a body larger than the limit. */
+	big = malloc(DBPOOL_ANSWER_MAX + 2);
+	assert_non_null(big);
+	memset(big, 'x', DBPOOL_ANSWER_MAX + 1);
+	big[DBPOOL_ANSWER_MAX + 1] = '\0';
+	assert_int_equal(answer(pool, "big", big, buf, sizeof(buf)), 0);
+	assert_int_equal(answer(pool, "big", NULL, buf, sizeof(buf)), 0);
+	free(big);
+	/* The oldest goes first once the connection keeps its most. */
+	for (len = 0; len < DBPOOL_ANSWERS; len++) {
+		snprintf(buf, sizeof(buf), "k%zu", len);
+		assert_int_equal(answer(pool, buf, "v", buf, sizeof(buf)), 0);
+	}
+	assert_int_equal(answer(pool, "a", NULL, buf, sizeof(buf)), 0);
+	assert_int_equal(answer(pool, "k1", NULL, buf, sizeof(buf)), 1);
+	/* A store of no pool keeps and finds nothing. */
+	assert_int_equal(store_open(path, STORE_OPEN_READONLY, &other), 0);
+	assert_int_equal(dbpool_answer_get(pool, other, "k1", &body, &len), 0);
+	assert_int_equal(dbpool_answer_put(pool, other, "k1", "v", 1), 0);
+	store_close(other);
+	dbpool_free(pool);
+}
+
+/* A commit of another connection drops every answer kept before it. */
+static void
+test_answers_writer(void **state)
+{
+	struct dbpool *pool = NULL;
+	struct store *w = NULL;
+	char path[600], buf[64];
+
+	(void)state;
+	fixture_path(path, sizeof(path), "answers-writer.db");
+	assert_int_equal(store_open(path, 0, &w), 0);
+	add_taps(w, 2);
+	assert_int_equal(dbpool_new(path, 1, &pool), 0);
+	assert_int_equal(answer(pool, "a", "two taps", buf, sizeof(buf)), 0);
+	assert_int_equal(answer(pool, "a", NULL, buf, sizeof(buf)), 1);
+	add_taps(w, 1);
+	assert_int_equal(answer(pool, "a", NULL, buf, sizeof(buf)), 0);
+	assert_int_equal(answer(pool, "a", "three taps", buf, sizeof(buf)), 0);
+	assert_int_equal(answer(pool, "a", NULL, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "three taps");
+	dbpool_free(pool);
+	store_close(w);
+}
+
+/* Adds one tap to path from a process of its own; its exit status. */
+static int
+child_writes(const char *path)
+{
+	struct store *w = NULL;
+
+	if (store_open(path, 0, &w) != 0)
+		return 1;
+	add_taps(w, 1);
+	store_close(w);
+	return 0;
+}
+
+/* The same for a commit of another process, as a replay into the file. */
+static void
+test_answers_process(void **state)
+{
+	struct dbpool *pool = NULL;
+	char path[600], buf[64];
+	int status;
+	pid_t pid;
+
+	(void)state;
+	fixture_path(path, sizeof(path), "answers-process.db");
+	make_db(path, 2);
+	assert_int_equal(dbpool_new(path, 1, &pool), 0);
+	assert_int_equal(answer(pool, "a", "before", buf, sizeof(buf)), 0);
+	assert_int_equal(answer(pool, "a", NULL, buf, sizeof(buf)), 1);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(child_writes(path));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(answer(pool, "a", NULL, buf, sizeof(buf)), 0);
+	dbpool_free(pool);
+}
+
 static void
 test_sees_writer(void **state)
 {
@@ -417,6 +564,9 @@ main(void)
 		cmocka_unit_test(test_checkout),
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_info),
+		cmocka_unit_test(test_answers),
+		cmocka_unit_test(test_answers_writer),
+		cmocka_unit_test(test_answers_process),
 		cmocka_unit_test(test_sees_writer),
 		cmocka_unit_test(test_copied_read_only),
 	};

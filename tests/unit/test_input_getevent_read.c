@@ -328,6 +328,76 @@ test_chunk_boundaries(void **state)
 	free(buf);
 }
 
+/*
+ * Whole lines go through the fast path of the line reader, lines split
+ * across reads through the general one: every shape of event line, the
+ * usual and the odd, parses the same both ways, events and counts.
+ */
+static void
+test_fast_path_same(void **state)
+{
+	static const char log[] =
+		"[    5.000000] EV_ABS       ABS_MT_SLOT          00000000   \n"
+		"[    5.000000] EV_ABS ABS_MT_TRACKING_ID 0000abcd\r\n"
+		"[\t5.000001]\tEV_ABS\tABS_MT_POSITION_X\t0000022C\t\n"
+		"[    5.000002] 0003 0036 000003ad\n"
+		"[    5.000003] EV_SYN SYN_REPORT 00000000 rate 120\n"
+		"[    5.000004] EV_ABS ABS_MT_TOOL_TYPE MT_TOOL_FINGER\n"
+		"[    5.000005] EV_ABS ABS_MT_BOGUS 00000001\n"
+		"[    5.000006] EV_BOGUS ABS_MT_SLOT 00000001\n"
+		"[    5.000007] EV_ABS ABS_MT_SLOT 123456789\n"
+		"[    5.000008] EV_ABS ABS_MT_SLOT 00000001 extra\n"
+		"[    5.000009] EV_ABS ABS_MT_SLOT 0000000g\n"
+		"[    5.0000100] EV_ABS ABS_MT_SLOT 00000001\n"
+		"[    5.00001] EV_ABS ABS_MT_SLOT 00000001\n"
+		"[    5.000011]EV_ABS ABS_MT_SLOT 00000001\n"
+		"[ 4294967296.000000] EV_ABS ABS_MT_SLOT 00000001\n"
+		"[ 99999999999999999999999.000000] EV_ABS ABS_MT_SLOT 0\n"
+		"[ 4294967295.000000] EV_ABS ABS_MT_SLOT 00000001\n"
+		"[    6.000000] /dev/input/event4: EV_KEY BTN_TOUCH 00000001\n"
+		"[    6.000001] : EV_KEY BTN_TOUCH 00000001\n"
+		"[    6.000002] /dev/input/event4: EV_ABS ABS_X\r00000001\n"
+		"[    6.000003] /dev/input/event4: EV_ABS ABS_X 00000001\r \r\n"
+		"[    6.000004] dev EV_ABS ABS_X 00000001\n"
+		"[    1.000000] /dev/input/event4: EV_SYN SYN_REPORT 00000000\n"
+		"  [    7.000000] EV_SYN SYN_REPORT 00000000\n"
+		"[    7.000001] EV_SYN\n"
+		"[    7.000002] \n"
+		"[\n"
+		"[    7.000003] EV_SYN SYN_REPORT \0 00000000\n"
+		"[    7.000004] EV_SYN SYN_REPORT 1\n";
+	struct input_getevent *whole, *g;
+	size_t len = sizeof(log) - 1, i;
+
+	(void)state;
+	whole = new_parser();
+	assert_int_equal(input_getevent_line_parse(whole, log, len), 0);
+	/* The odd ones are skipped, not lost silently. */
+	assert_true(whole->st.skipped >= 10);
+	assert_true(whole->nev >= 10);
+	g = new_parser();
+	for (i = 0; i < len; i++)
+		assert_int_equal(input_getevent_line_feed(g, log + i, 1), 0);
+	assert_int_equal(input_getevent_line_end(g), 0);
+	expect_same_parse(whole, g);
+	assert_int_equal(whole->devs[0].backwards, g->devs[0].backwards);
+	assert_int_equal(whole->lineno, g->lineno);
+	assert_int_equal(whole->nonblank, g->nonblank);
+	for (i = 0; i < whole->ndevs; i++) {
+		assert_int_equal(whole->devs[i].events, g->devs[i].events);
+		assert_int_equal(whole->devs[i].mt_events,
+				 g->devs[i].mt_events);
+		assert_int_equal(whole->devs[i].syn_events,
+				 g->devs[i].syn_events);
+		assert_int_equal(whole->devs[i].backwards,
+				 g->devs[i].backwards);
+		assert_int_equal(whole->devs[i].back.line,
+				 g->devs[i].back.line);
+	}
+	input_getevent_free(g);
+	input_getevent_free(whole);
+}
+
 /* Writes len bytes of buf to a new file under TMPDIR; fills path. */
 static void
 write_tmp(char *path, size_t size, const char *buf, size_t len)
@@ -461,6 +531,7 @@ main(void)
 		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_chunk_boundaries),
+		cmocka_unit_test(test_fast_path_same),
 		cmocka_unit_test(test_file_chunks),
 		cmocka_unit_test(test_no_line),
 	};

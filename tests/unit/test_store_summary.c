@@ -272,11 +272,105 @@ test_summaries_exact(void **state)
 	fixture_db_remove(path);
 }
 
+/*
+ * A bulk batch (STORE__BULK_ROWS rows and more) keeps the summaries in C
+ * with the writer's triggers and CHECKs off; once it is committed or
+ * rolled back they are on again, so that hand edits through the same
+ * connection are still followed, and refused.
+ */
+static void
+test_bulk_ends(void **state)
+{
+	struct store *st = NULL;
+	char path[256];
+	sqlite3 *db;
+
+	(void)state;
+	fixture_path(path, sizeof(path), "bulk.db");
+	fixture_db_remove(path);
+	assert_int_equal(store_open(path, 0, &st), 0);
+	db = store__sqlite(st);
+	add_taps(st, STORE__BULK_ROWS * 3, 0, false);
+	check_summaries(st);
+	fixture_raw_exec(db, "INSERT INTO taps (app, kind, status, t_down_ns,"
+			     " t_up_ns, wall_ns) VALUES ('com.hand', 'tap',"
+			     " 'ok', 1, 2, 1700000000000000000)");
+	fixture_raw_exec(db, "UPDATE taps SET app = 'com.renamed'"
+			     " WHERE app = 'com.a'");
+	fixture_raw_exec(db, "DELETE FROM taps WHERE app = 'com.b'");
+	fixture_raw_exec(db, "DELETE FROM tap_hist WHERE span = 1440"
+			     " AND app = 'com.c'");
+	/* tap_hist is the writer's own; the triggers keep the other two. */
+	assert_int_equal(differ(db, COUNTS_EXPECTED,
+				"SELECT app, named, status, span, minute,"
+				" count FROM tap_counts"),
+			 0);
+	assert_int_equal(differ(db, HIST_SUM_EXPECTED,
+				"SELECT app, metric, bucket, count"
+				" FROM tap_hist_sum"),
+			 0);
+	assert_int_not_equal(sqlite3_exec(db,
+					  "INSERT INTO taps (kind, status,"
+					  " t_down_ns, t_up_ns) VALUES"
+					  " ('poke', 'ok', 1, 2)",
+					  NULL, NULL, NULL),
+			     SQLITE_OK);
+	/* A bulk batch lost with a failed write ends its mode too. */
+	limit_pages(st, false);
+	add_taps(st, STORE__BULK_ROWS * 2, 0, true);
+	assert_int_equal(store_commit(st), -ENOSPC);
+	limit_pages(st, true);
+	fixture_raw_exec(db, "DELETE FROM taps WHERE app = 'com.c'");
+	assert_int_equal(differ(db, COUNTS_EXPECTED,
+				"SELECT app, named, status, span, minute,"
+				" count FROM tap_counts"),
+			 0);
+	store_close(st);
+	fixture_db_remove(path);
+}
+
+/*
+ * A batch replay's batch (store_set_batch()): its taps are committed
+ * together, once it is full or by a commit, with the summaries exact.
+ */
+static void
+test_large_batch(void **state)
+{
+	struct store *st = NULL, *ro = NULL;
+	char path[256];
+	int64_t n = -1;
+
+	(void)state;
+	fixture_path(path, sizeof(path), "large.db");
+	fixture_db_remove(path);
+	assert_int_equal(store_open(path, 0, &st), 0);
+	assert_int_equal(store_set_batch(st, 0), -EINVAL);
+	assert_int_equal(store_set_batch(st, STORE_HELD_MAX + 1), -EINVAL);
+	assert_int_equal(store_set_batch(st, 1000), 0);
+	add_taps(st, 600, 0, false);
+	assert_int_equal(store_open(path, STORE_OPEN_READONLY, &ro), 0);
+	/* Past 256 rows and still one open batch: nothing committed yet. */
+	assert_int_equal(store_count(ro, NULL, NULL, &n), 0);
+	assert_int_equal(n, 0);
+	add_taps(st, 600, 0, false);
+	/* The 1000th row committed the first batch. */
+	assert_int_equal(store_count(ro, NULL, NULL, &n), 0);
+	assert_true(n >= 900 && n <= 1000);
+	check_summaries(st);
+	assert_int_equal(store_count(ro, NULL, NULL, &n), 0);
+	assert_true(n >= 1000);
+	store_close(ro);
+	store_close(st);
+	fixture_db_remove(path);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summaries_exact),
+		cmocka_unit_test(test_bulk_ends),
+		cmocka_unit_test(test_large_batch),
 	};
 
 	return cmocka_run_group_tests(tests, fixture_group_setup,
