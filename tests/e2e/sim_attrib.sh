@@ -13,10 +13,8 @@
 # must exist, its frame and touchable region must hold the tap's display
 # point, and no visible, touchable window above it but a spy may hold it.
 #
-# A database made before the window and attribution columns of taps
-# cannot say which window took a tap: those runs are counted as skipped,
-# not failed.  Run from the repository root; BUILD names the build
-# directory (default build).
+# Run from the repository root; BUILD names the build directory (default
+# build).
 set -u
 
 BUILD=${BUILD:-build}
@@ -214,7 +212,7 @@ selfcheck() {
 	}' "$1" "$2"
 }
 
-# Replays a session and checks it: prints pass, fail or skip, with the
+# Replays a session and checks it: prints pass or fail, with the
 # differences on fail.
 replay_check() {
 	local dir=$1 out
@@ -227,8 +225,6 @@ replay_check() {
 	if out=$("$SIM" check --truth "$dir/truth.json" --db "$dir/taps.db" \
 		2>&1); then
 		echo "pass: $(printf '%s\n' "$out" | grep '^check:' | tail -n 1)"
-	elif printf '%s\n' "$out" | grep -q "no column 'window'"; then
-		echo "skip: the database has no 'window' column"
 	else
 		echo "fail: $(printf '%s\n' "$out" | grep '^check:' | tail -n 1)"
 		printf '%s\n' "$out" | grep -v '^check:' | head -n 40 |
@@ -259,7 +255,6 @@ for scenario in $scenarios; do
 		res=$(replay_check "$dir")
 		case $res in
 		pass*) ok "$what: ${res#pass: }" ;;
-		skip*) skipped "$what: ${res#skip: }" ;;
 		*) ko "$what: ${res#fail: }" ;;
 		esac
 	done
@@ -385,7 +380,6 @@ control() {
 	res=$(replay_check "$dir")
 	case $res in
 	fail*) ok "control: $what is caught" ;;
-	skip*) skipped "control: $what: ${res#skip: }" ;;
 	*) ko "control: $what is not caught" ;;
 	esac
 }
