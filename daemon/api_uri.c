@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api_request.h"
+#include "parse.h"
 
 /*
  * The longest URI and the most query pairs ('&'-separated, empty ones
@@ -20,18 +21,6 @@ static bool
 api_uri_is_control(unsigned char c)
 {
 	return c < 0x20 || c == 0x7f;
-}
-
-static int
-api_uri_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /*
@@ -50,8 +39,8 @@ api_uri_path_has_control(const char *path, size_t len)
 			return true;
 		if (path[i] != '%' || i + 2 >= len)
 			continue;
-		hi = api_uri_hex(path[i + 1]);
-		lo = api_uri_hex(path[i + 2]);
+		hi = parse_hex_digit(path[i + 1]);
+		lo = parse_hex_digit(path[i + 2]);
 		if (hi >= 0 && lo >= 0 &&
 		    api_uri_is_control((unsigned char)(hi << 4 | lo)))
 			return true;

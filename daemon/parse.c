@@ -52,3 +52,15 @@ parse_double(const char *s, double lo, double hi, double *out)
 	*out = v;
 	return 0;
 }
+
+int
+parse_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

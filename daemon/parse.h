@@ -20,4 +20,8 @@ int parse_int64(const char *s, int64_t lo, int64_t hi, int64_t *out);
  */
 int parse_double(const char *s, double lo, double hi, double *out);
 
+/* The value of one hexadecimal digit of either case, or -1 for any other
+ * character. */
+int parse_hex_digit(char c);
+
 #endif

@@ -90,18 +90,6 @@ is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-static int
-hex_value(char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 const char *
 winlist_field_int(const char *p, int64_t lo, int64_t hi, int64_t *out)
 {
@@ -136,7 +124,7 @@ winlist_field_hex(const char *p, uint32_t *out)
 	if (p[0] != '0' || (p[1] != 'x' && p[1] != 'X'))
 		return NULL;
 	p += 2;
-	while ((d = hex_value(*p)) >= 0) {
+	while ((d = parse_hex_digit(*p)) >= 0) {
 		/* Leading zeros are fine; more than 32 bits are not. */
 		if (v > 0x0fffffffu)
 			return NULL;

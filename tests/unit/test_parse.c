@@ -72,12 +72,32 @@ test_double(void **state)
 	assert_true(v == 1);
 }
 
+/* Every byte value: the sixteen digits of each case, and -1 for the rest. */
+static void
+test_hex_digit(void **state)
+{
+	static const char lower[] = "0123456789abcdef";
+	static const char upper[] = "0123456789ABCDEF";
+	int c, want, k;
+
+	(void)state;
+	for (c = 1; c < 256; c++) {
+		want = -1;
+		for (k = 0; k < 16; k++)
+			if (c == lower[k] || c == upper[k])
+				want = k;
+		assert_int_equal(parse_hex_digit((char)c), want);
+	}
+	assert_int_equal(parse_hex_digit('\0'), -1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_int64),
 		cmocka_unit_test(test_double),
+		cmocka_unit_test(test_hex_digit),
 	};
 
 	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);
