@@ -68,11 +68,17 @@ make_proc(const char *root, int32_t pid, const char *cmdline, int64_t uid)
 	fixture_write_str(path, text);
 }
 
+/*
+ * What the waiting timer looks at.  The loop has no way to remove a
+ * periodic timer, so the timer is added once per loop and its context
+ * lives as long as the loop: the test that owns the loop owns it too.
+ */
 struct waiter {
 	struct attrib *a;
 	struct loop *loop;
 	uint64_t want; /* lists + failures to wait for */
 	int ticks;
+	int added;
 };
 
 static int
@@ -81,19 +87,28 @@ on_tick(void *ctx)
 	struct waiter *w = ctx;
 	struct attrib_stats st;
 
+	if (!w->a)
+		return 0;
 	attrib_get_stats(w->a, &st);
 	/* 10 s at most: a slow machine, never a tight bound. */
-	if (st.lists + st.read_failures >= w->want || ++w->ticks > 1000)
+	if (st.lists + st.read_failures >= w->want || ++w->ticks > 1000) {
+		w->a = NULL;
 		loop_stop(w->loop);
+	}
 	return 0;
 }
 
 static void
-wait_reads(struct loop *loop, struct attrib *a, uint64_t want)
+wait_reads(struct waiter *w, struct loop *loop, struct attrib *a, uint64_t want)
 {
-	struct waiter w = {a, loop, want, 0};
-
-	assert_int_equal(loop_add_timer(loop, 10, on_tick, &w), 0);
+	w->a = a;
+	w->loop = loop;
+	w->want = want;
+	w->ticks = 0;
+	if (!w->added) {
+		assert_int_equal(loop_add_timer(loop, 10, on_tick, w), 0);
+		w->added = 1;
+	}
 	assert_int_equal(loop_run(loop), 0);
 }
 
@@ -107,6 +122,7 @@ test_live(void **state)
 	struct attrib *a, *r;
 	struct attrib_stats st;
 	struct foreground *fg;
+	struct waiter w = {0};
 	struct loop *loop;
 	int64_t t0, t1, t2;
 	size_t len;
@@ -151,7 +167,7 @@ test_live(void **state)
 	assert_int_equal(attrib_decide(a, t0, 4400, "com.example.chat", &res),
 			 0);
 	assert_int_equal(res.how, ATTRIB_FOREGROUND);
-	wait_reads(loop, a, 1);
+	wait_reads(&w, loop, a, 1);
 	attrib_get_stats(a, &st);
 	assert_int_equal(st.reads, 1);
 	assert_int_equal(st.lists, 1);
@@ -181,7 +197,7 @@ test_live(void **state)
 	attrib_get_stats(a, &st);
 	assert_int_equal(st.invalidations, 1);
 	assert_int_equal(st.reads, 2);
-	wait_reads(loop, a, 2);
+	wait_reads(&w, loop, a, 2);
 	attrib_free(a);
 
 	/* What was recorded: two lists around an empty block, one owner. */
@@ -231,6 +247,7 @@ test_live_failure(void **state)
 	struct attrib_result res;
 	struct attrib_stats st;
 	struct attrib *a;
+	struct waiter w = {0};
 	struct loop *loop;
 	int64_t t;
 	size_t len;
@@ -253,7 +270,7 @@ test_live_failure(void **state)
 	assert_int_equal(attrib_live_new(&cfg, &axes, &a), 0);
 	assert_non_null(a);
 	attrib_down(a, loop_now_ns(), 540, 2000);
-	wait_reads(loop, a, 1);
+	wait_reads(&w, loop, a, 1);
 	attrib_get_stats(a, &st);
 	assert_int_equal(st.read_failures, 1);
 	t = loop_now_ns();
