@@ -1,10 +1,13 @@
 /*
- * The writer's histogram: the tap_hist counts of the open batch, added
+ * The histogram's bucket edges, shared by every reader and writer, and
+ * the writer's histogram: the tap_hist counts of the open batch, added
  * up in memory as its taps are put and written before its COMMIT, one
  * UPSERT per row of the table and 16 rows a statement; and in a bulk
  * batch the tap_counts and tap_hist_sum counts the triggers would have
  * added, written the same way; see store_sql.h and docs/DESIGN.md 6.
  */
+#include <errno.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,6 +21,57 @@
 _Static_assert(STORE_STMT_HIST_ADD16 == STORE_STMT_HIST_ADD + 2 &&
 		       STORE_STMT_HIST_ADD4 == STORE_STMT_HIST_ADD + 1,
 	       "tap_hist's statements of 1, 4 and 16 rows follow each other");
+
+/*
+ * The lower edges of the histogram's buckets (store.h), built once by
+ * store_hist_init(): integers only, so that a database written on a
+ * device and read on a host agrees on every edge.
+ */
+static int64_t store_hist_lo[STORE_HIST_BUCKETS];
+static pthread_once_t store_hist_once = PTHREAD_ONCE_INIT;
+
+static void
+store_hist_init(void)
+{
+	int b;
+
+	store_hist_lo[0] = 0;
+	store_hist_lo[1] = STORE_HIST_MIN_NS;
+	for (b = 2; b < STORE_HIST_BUCKETS; b++)
+		store_hist_lo[b] =
+			store_hist_lo[b - 1] + (store_hist_lo[b - 1] + 49) / 50;
+}
+
+int
+store_hist_bucket(int64_t ns)
+{
+	int lo = 0, hi = STORE_HIST_BUCKETS - 1, mid;
+
+	pthread_once(&store_hist_once, store_hist_init);
+	if (ns < STORE_HIST_MIN_NS)
+		return 0;
+	/* The last bucket whose lower edge is at or below ns. */
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (store_hist_lo[mid] <= ns)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+int
+store_hist_edges(int bucket, int64_t *lo, int64_t *hi)
+{
+	if (bucket < 0 || bucket >= STORE_HIST_BUCKETS)
+		return -EINVAL;
+	pthread_once(&store_hist_once, store_hist_init);
+	*lo = store_hist_lo[bucket];
+	*hi = bucket + 1 < STORE_HIST_BUCKETS ? store_hist_lo[bucket + 1] - 1
+					      : INT64_MAX;
+	return 0;
+}
 
 /*
  * One count more for the histogram row of (app, metric, span, minute,

@@ -21,6 +21,7 @@ sim=$build/tapd-sim
 NAME=live_idle
 . "$(dirname "$0")/lib/report.sh"
 . "$(dirname "$0")/lib/server.sh"
+. "$(dirname "$0")/lib/tap.sh"
 need_bins "$tapd" "$sim"
 need_tools curl jq python3
 work_dir live_idle
@@ -34,42 +35,6 @@ app=com.example.taps
 # CLOCK_MONOTONIC in ns, read the way the daemon reads it.
 mono_ns() {
 	python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'
-}
-
-# play_tap FIFO FRAMES: writes one 60 ms tap into the getevent stream,
-# each line stamped with CLOCK_MONOTONIC as it is written (getevent's
-# microseconds), appends its finger-up to the fakes' frames file (their
-# response burst follows it) and prints that finger-up in ns.
-play_tap() {
-	python3 - "$1" "$2" <<'PY'
-import os, sys, time
-
-def line(t, typ, code, value):
-    us = t // 1000
-    return "[%8d.%06d] %-12s %-20s %s\n" % (us // 1000000, us % 1000000,
-                                           typ, code, value)
-
-def now():
-    return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-
-fd = os.open(sys.argv[1], os.O_WRONLY)
-t = now()
-os.write(fd, (line(t, "EV_ABS", "ABS_MT_TRACKING_ID", "00000001") +
-              line(t, "EV_ABS", "ABS_MT_POSITION_X", "000000fa") +
-              line(t, "EV_ABS", "ABS_MT_POSITION_Y", "00000190") +
-              line(t, "EV_KEY", "BTN_TOUCH", "DOWN") +
-              line(t, "EV_SYN", "SYN_REPORT", "00000000")).encode())
-time.sleep(0.06)
-t = now()
-os.write(fd, (line(t, "EV_ABS", "ABS_MT_TRACKING_ID", "ffffffff") +
-              line(t, "EV_KEY", "BTN_TOUCH", "UP") +
-              line(t, "EV_SYN", "SYN_REPORT", "00000000")).encode())
-os.close(fd)
-up = t // 1000 * 1000
-with open(sys.argv[2], "a") as f:
-    f.write("%d\n" % up)
-print(up)
-PY
 }
 
 # run_one TAG CAP_MS [ENV...]: one daemon, one tap; sets tap (its JSON),

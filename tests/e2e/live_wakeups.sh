@@ -17,6 +17,7 @@ sim=$build/tapd-sim
 NAME=live_wakeups
 . "$(dirname "$0")/lib/report.sh"
 . "$(dirname "$0")/lib/server.sh"
+. "$(dirname "$0")/lib/tap.sh"
 need_bins "$tapd" "$sim"
 need_tools curl jq python3
 work_dir live_wakeups
@@ -94,33 +95,7 @@ holds "idle: fewer than one wake-up a second ($n in $secs s)" \
 # One tap after the idle time: the touch wakes the loop, which finalizes
 # the tap from the fake dumpsys's rows (the screen stays idle) and
 # announces it on the stream that has slept meanwhile.
-python3 - "$fifo" "$tmp/frames" <<'PY'
-import os, sys, time
-
-def line(t, typ, code, value):
-    us = t // 1000
-    return "[%8d.%06d] %-12s %-20s %s\n" % (us // 1000000, us % 1000000,
-                                           typ, code, value)
-
-def now():
-    return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-
-fd = os.open(sys.argv[1], os.O_WRONLY)
-t = now()
-os.write(fd, (line(t, "EV_ABS", "ABS_MT_TRACKING_ID", "00000001") +
-              line(t, "EV_ABS", "ABS_MT_POSITION_X", "000000fa") +
-              line(t, "EV_ABS", "ABS_MT_POSITION_Y", "00000190") +
-              line(t, "EV_KEY", "BTN_TOUCH", "DOWN") +
-              line(t, "EV_SYN", "SYN_REPORT", "00000000")).encode())
-time.sleep(0.06)
-t = now()
-os.write(fd, (line(t, "EV_ABS", "ABS_MT_TRACKING_ID", "ffffffff") +
-              line(t, "EV_KEY", "BTN_TOUCH", "UP") +
-              line(t, "EV_SYN", "SYN_REPORT", "00000000")).encode())
-os.close(fd)
-with open(sys.argv[2], "a") as f:
-    f.write("%d\n" % (t // 1000 * 1000))
-PY
+play_tap "$fifo" "$tmp/frames" >/dev/null
 for i in $(seq 1 200); do
 	grep -q '^event: tap' "$tmp/events.txt" && break
 	sleep 0.05
