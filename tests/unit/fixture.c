@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -606,6 +607,21 @@ fixture_raw_int(sqlite3 *db, const char *sql)
 	v = sqlite3_column_int64(stmt, 0);
 	sqlite3_finalize(stmt);
 	return v;
+}
+
+void
+fixture_limit_pages(struct store *st, bool lift)
+{
+	sqlite3 *db = store__sqlite(st);
+	char sql[64];
+
+	if (lift) {
+		fixture_raw_exec(db, "PRAGMA max_page_count = 1000000");
+		return;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA max_page_count = %" PRId64,
+		 fixture_raw_int(db, "PRAGMA page_count"));
+	fixture_raw_exec(db, sql);
 }
 
 void

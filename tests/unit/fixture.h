@@ -212,6 +212,13 @@ void fixture_raw_exec(sqlite3 *db, const char *sql);
 /* The first column of the first row of sql, as an integer. */
 int64_t fixture_raw_int(sqlite3 *db, const char *sql);
 
+/*
+ * A full disk without a mount: max_page_count at the file's size makes
+ * every write of st that needs a new page fail with SQLITE_FULL, as a
+ * disk with no room does.  lift lifts it.
+ */
+void fixture_limit_pages(struct store *st, bool lift);
+
 /* The same as text, written to buf (the test fails if it does not fit). */
 void fixture_raw_text(sqlite3 *db, const char *sql, char *buf, size_t size);
 

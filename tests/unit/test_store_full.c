@@ -27,26 +27,6 @@
 #include "store.h"
 #include "store_sql.h"
 
-/*
- * A full disk without a mount: max_page_count at the file's size makes
- * every write that needs a new page fail with SQLITE_FULL, as a disk
- * with no room does.  limit 0 lifts it.
- */
-static void
-limit_pages(struct store *st, int lift)
-{
-	sqlite3 *db = store__sqlite(st);
-	char sql[64];
-
-	if (lift) {
-		fixture_raw_exec(db, "PRAGMA max_page_count = 1000000");
-		return;
-	}
-	snprintf(sql, sizeof(sql), "PRAGMA max_page_count = %" PRId64,
-		 fixture_raw_int(db, "PRAGMA page_count"));
-	fixture_raw_exec(db, sql);
-}
-
 /* Past the store's retry delay, so that the next commit tries again. */
 static void
 wait_retry(void)
@@ -82,7 +62,7 @@ test_disk_full_holds(void **state)
 	assert_int_equal(store_add_tap(st, &t), 0);
 	assert_int_equal(store_commit(st), 0);
 	assert_int_equal(store_health(st, why, sizeof(why)), 0);
-	limit_pages(st, 0);
+	fixture_limit_pages(st, false);
 	/* More than two batches' worth: the batch commits fail in between. */
 	for (i = 0; i < 600; i++) {
 		t.t_up_ns += 1000000;
@@ -102,7 +82,7 @@ test_disk_full_holds(void **state)
 	assert_int_equal(store_commit(st), -ENOSPC);
 	assert_int_equal(store_held(st), 600);
 
-	limit_pages(st, 1);
+	fixture_limit_pages(st, true);
 	/* Within a second of the last attempt, nothing is tried. */
 	assert_int_equal(store_commit(st), -ENOSPC);
 	wait_retry();
@@ -146,7 +126,7 @@ test_disk_full_drops(void **state)
 	(void)state;
 	fixture_path(path, sizeof(path), "drops.db");
 	assert_int_equal(store_open(path, 0, &st), 0);
-	limit_pages(st, 0);
+	fixture_limit_pages(st, false);
 	for (i = 0; i < STORE_HELD_MAX; i++)
 		assert_int_equal(store_add_tap(st, &t), 0);
 	assert_int_equal(store_full(st), 1);
@@ -159,7 +139,7 @@ test_disk_full_drops(void **state)
 	assert_int_equal(store_lost(st), 2);
 	assert_int_equal(store_health(st, why, sizeof(why)), 1);
 	assert_non_null(strstr(why, "2 dropped"));
-	limit_pages(st, 1);
+	fixture_limit_pages(st, true);
 	wait_retry();
 	assert_int_equal(store_commit(st), 0);
 	/* Room again: taps are taken again. */
@@ -190,7 +170,7 @@ test_disk_full_end_run(void **state)
 	assert_int_equal(store_open(path, 0, &st), 0);
 	assert_int_equal(store_begin_run(st, "replay", NULL, &run), 0);
 	assert_int_equal(log_open_file(logpath), 0);
-	limit_pages(st, 0);
+	fixture_limit_pages(st, false);
 	for (i = 0; i < 300; i++)
 		assert_int_equal(store_add_tap(st, &t), 0);
 	/* The session's row would need a page too. */

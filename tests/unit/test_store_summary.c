@@ -207,21 +207,6 @@ retain_all(struct store *st, int64_t before_ns)
 }
 
 static void
-limit_pages(struct store *st, bool lift)
-{
-	sqlite3 *db = store__sqlite(st);
-	char sql[64];
-
-	if (lift) {
-		fixture_raw_exec(db, "PRAGMA max_page_count = 1000000");
-		return;
-	}
-	snprintf(sql, sizeof(sql), "PRAGMA max_page_count = %" PRId64,
-		 fixture_raw_int(db, "PRAGMA page_count"));
-	fixture_raw_exec(db, sql);
-}
-
-static void
 test_summaries_exact(void **state)
 {
 	struct timespec pause = {1, 50 * 1000 * 1000};
@@ -251,11 +236,11 @@ test_summaries_exact(void **state)
 	 * written again in one transaction when there is room.
 	 */
 	assert_int_equal(store_maintain(st), 0);
-	limit_pages(st, false);
+	fixture_limit_pages(st, false);
 	add_taps(st, 600, session, true);
 	assert_int_equal(store_commit(st), -ENOSPC);
 	assert_true(store_held(st) > 0);
-	limit_pages(st, true);
+	fixture_limit_pages(st, true);
 	nanosleep(&pause, NULL);
 	assert_int_equal(store_commit(st), 0);
 	assert_int_equal(store_held(st), 0);
@@ -316,10 +301,10 @@ test_bulk_ends(void **state)
 					  NULL, NULL, NULL),
 			     SQLITE_OK);
 	/* A bulk batch lost with a failed write ends its mode too. */
-	limit_pages(st, false);
+	fixture_limit_pages(st, false);
 	add_taps(st, STORE__BULK_ROWS * 2, 0, true);
 	assert_int_equal(store_commit(st), -ENOSPC);
-	limit_pages(st, true);
+	fixture_limit_pages(st, true);
 	fixture_raw_exec(db, "DELETE FROM taps WHERE app = 'com.c'");
 	assert_int_equal(differ(db, COUNTS_EXPECTED,
 				"SELECT app, named, status, span, minute,"
