@@ -56,7 +56,7 @@ api_stats_ms_up(int64_t ns)
  * metric for those that take them).  Returns 0, or the -EINVAL of a 400
  * already queued.
  */
-static int
+int
 api_stats_common(struct api_request *rq, struct store_filter *f, bool app,
 		 enum store_query_metric *metric)
 {
@@ -138,7 +138,7 @@ api_stats_add_time(cJSON *o, const char *name, int64_t ns, int64_t open)
 }
 
 /* The filters, echoed: since, until, session. */
-static bool
+bool
 api_stats_add_range(cJSON *o, const struct store_filter *f)
 {
 	return api_stats_add_time(o, "since", f->since_ns, INT64_MIN) &&
@@ -178,7 +178,7 @@ api_stats_p_key(double p, char *buf, size_t size)
  * (histogram only) and "percentiles": {"50": ms, ...} (null values when
  * nothing matched).  A p given twice appears once.
  */
-static bool
+bool
 api_stats_add_percentiles(cJSON *o, const struct store_query_percentiles *r)
 {
 	cJSON *ps;
@@ -214,7 +214,7 @@ api_stats_add_percentiles(cJSON *o, const struct store_query_percentiles *r)
  * parsed.  The app is a word of [A-Za-z0-9._:-], so '|' cannot occur in
  * it, and an absent one is told from any name by its own marker.
  */
-static int
+int
 api_stats_key(char *buf, size_t size, const char *path,
 	      const struct store_filter *f, int metric, int method,
 	      const char *extra)

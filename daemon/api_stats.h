@@ -7,6 +7,12 @@
 #ifndef TAPD_API_STATS_H
 #define TAPD_API_STATS_H
 
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "store_query.h"
+
 struct api_request;
 
 /* GET /v1/percentiles */
@@ -17,5 +23,27 @@ int api_stats_apps(struct api_request *rq);
 
 /* GET /v1/histogram */
 int api_stats_histogram(struct api_request *rq);
+
+/*
+ * What the other statistics endpoints (api_series.c) share with these,
+ * so that their parameters and numbers read the same.
+ *
+ * api_stats_common() reads since, until, session and, when asked, app
+ * (app true) and metric (metric not NULL) into f (from
+ * store_query_filter_init()): 0, or the -EINVAL of a 400 already queued.
+ * api_stats_add_percentiles() adds count, method, max_error_ms (histogram
+ * only) and "percentiles": {"50": ms, ...}; api_stats_add_range() adds
+ * since, until and session as echoed by every endpoint; both return
+ * false when out of memory.  api_stats_key() writes the answer cache's
+ * key of path, the filter, metric, method and extra (0 or -ENOSPC).
+ */
+int api_stats_common(struct api_request *rq, struct store_filter *f, bool app,
+		     enum store_query_metric *metric);
+bool api_stats_add_percentiles(cJSON *o,
+			       const struct store_query_percentiles *r);
+bool api_stats_add_range(cJSON *o, const struct store_filter *f);
+int api_stats_key(char *buf, size_t size, const char *path,
+		  const struct store_filter *f, int metric, int method,
+		  const char *extra);
 
 #endif
