@@ -47,7 +47,8 @@ LIBS = $(PKG_LIBS) -lm -lpthread
 DEB_PKGS := build-essential pkg-config clang libclang-rt-14-dev clang-format \
 	libsqlite3-dev sqlite3 libevdev-dev libcjson-dev libmicrohttpd-dev \
 	libcmocka-dev libcurl4-openssl-dev protobuf-compiler bc curl jq \
-	prometheus zip unzip qemu-system-x86 busybox-static cpio time wrk
+	prometheus zip unzip qemu-system-x86 busybox-static cpio time wrk \
+	chromium
 # The Android build: clang and lld against Debian's musl for each
 # architecture (multiarch), the kernel headers and the gcc runtime helpers
 # of each, the tools that build the libraries from their source packages,
@@ -59,6 +60,18 @@ DEB_PKGS += lld llvm dpkg-dev tcl python3 file musl-dev \
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-i686-linux-gnu \
 	qemu-user-static qemu-system-arm
 
+# The dashboard (daemon/ui.c): the files of daemon/ui/ and uPlot, the
+# charting library, from the npm registry at a pinned version whose
+# tarball must match the registry's integrity below.  It is fetched once
+# into ~/.cache/tapd/npm (daemon/ui/npm-package.sh, npm pack); with it
+# there, the build needs no network.  npm comes with Node.js: Debian's
+# nodejs and npm when the machine has no npm of its own.
+UPLOT_VERSION := 1.6.32
+UPLOT_INTEGRITY := sha512-KIMVnG68zvu5XXUbC4LQEPnhwOxBuLyW1AHtpm6IKTXImkbLgkMy+jabjLgSLMasNuGGzQm/ep3tOkyTxpiQIw==
+UI_DIR := daemon/ui
+UI_FILES := $(UI_DIR)/index.html $(UI_DIR)/app.js $(UI_DIR)/style.css
+NODE_PKGS := nodejs npm
+
 ifeq ($(V),1)
 Q :=
 quiet = @true
@@ -69,7 +82,7 @@ endif
 
 DAEMON_SRCS := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/sql_migrations.o \
-	$(BUILD)/version.o
+	$(BUILD)/version.o $(BUILD)/ui_assets.o
 LIBTAPD := $(BUILD)/libtapd.a
 TAPD := $(BUILD)/tapd
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -112,6 +125,13 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq \
 			--no-install-recommends $$missing; \
 	fi
+	@command -v npm >/dev/null 2>&1 || { \
+		sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+		echo "installing: $(NODE_PKGS)"; \
+		$$sudo apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq \
+			--no-install-recommends $(NODE_PKGS); }
+	@sh $(UI_DIR)/npm-package.sh uplot $(UPLOT_VERSION) $(UPLOT_INTEGRITY) >/dev/null
 
 # The real-kernel tests boot Debian's kernels (amd64 and arm64) and the
 # arm64 busybox, unpacked into build/ (the machine's own /boot is never
@@ -145,6 +165,32 @@ $(BUILD)/sql_migrations.c: $(SQL) Makefile
 	  for f in $(SQL); do echo "\"$$(basename $$f)\","; done; \
 	  echo 'NULL };'; \
 	} > $@.tmp && mv $@.tmp $@
+
+# The dashboard's files as C arrays (ui.c serves them): daemon/ui/ and
+# uPlot's script, style and licence from its checked tarball.
+$(BUILD)/ui/uplot/.unpacked: Makefile $(UI_DIR)/npm-package.sh
+	$(quiet) GET uplot@$(UPLOT_VERSION)
+	@rm -rf $(dir $@) && mkdir -p $(dir $@)
+	$(Q)tgz=$$(sh $(UI_DIR)/npm-package.sh uplot $(UPLOT_VERSION) \
+		$(UPLOT_INTEGRITY)) && tar -xzf "$$tgz" -C $(dir $@) \
+		package/dist/uPlot.iife.min.js package/dist/uPlot.min.css \
+		package/LICENSE && touch $@
+
+$(BUILD)/ui_assets.c: $(UI_FILES) $(BUILD)/ui/uplot/.unpacked \
+		$(UI_DIR)/embed.sh Makefile
+	$(quiet) GEN $@
+	$(Q)u=$(BUILD)/ui/uplot/package; sh $(UI_DIR)/embed.sh $@ $(BUILD)/ui/gz \
+		/ $(UI_DIR)/index.html 'text/html; charset=utf-8' \
+		/ui/app.js $(UI_DIR)/app.js 'text/javascript; charset=utf-8' \
+		/ui/style.css $(UI_DIR)/style.css 'text/css; charset=utf-8' \
+		/ui/uPlot.iife.min.js $$u/dist/uPlot.iife.min.js \
+			'text/javascript; charset=utf-8' \
+		/ui/uPlot.min.css $$u/dist/uPlot.min.css 'text/css; charset=utf-8' \
+		/ui/uPlot.LICENSE.txt $$u/LICENSE 'text/plain; charset=utf-8'
+
+$(BUILD)/ui_assets.o: $(BUILD)/ui_assets.c
+	$(quiet) CC $<
+	$(Q)$(CC) $(filter-out -MMD -MP -Wmissing-prototypes,$(ALL_CFLAGS)) -c -o $@ $<
 
 # The version lives in one generated file, rewritten only when it changes,
 # so that every object and binary of a build names the same one.
@@ -227,7 +273,8 @@ FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_FLAGS := -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-std=gnu11 -D_GNU_SOURCE -Idaemon -I$(BUILD)
 FUZZ_OBJS := $(DAEMON_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) \
-	$(FUZZ_DIR)/obj/sql_migrations.o $(FUZZ_DIR)/obj/version.o
+	$(FUZZ_DIR)/obj/sql_migrations.o $(FUZZ_DIR)/obj/version.o \
+	$(FUZZ_DIR)/obj/ui_assets.o
 # make fuzz runs every target for 120 s unless FUZZ_SECONDS is given.
 FUZZ_ALL_SECONDS = $(if $(filter command line environment,$(origin FUZZ_SECONDS)),$(FUZZ_SECONDS),120)
 
@@ -242,6 +289,10 @@ $(FUZZ_DIR)/obj/sql_migrations.o: $(BUILD)/sql_migrations.c
 	$(Q)$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_DIR)/obj/version.o: $(BUILD)/version.c
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/obj/ui_assets.o: $(BUILD)/ui_assets.c
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

@@ -22,6 +22,7 @@
 #include "api_health.h"
 #include "api_metrics.h"
 #include "api_request.h"
+#include "api_series.h"
 #include "api_sessions.h"
 #include "api_stats.h"
 #include "api_taps.h"
@@ -35,6 +36,7 @@
 #include "parse.h"
 #include "store.h"
 #include "timeparse.h"
+#include "ui.h"
 
 #define API_DEFAULT_LISTEN "127.0.0.1:7878"
 #define API_DEFAULT_POOL   4
@@ -75,6 +77,7 @@ struct api {
 	struct api_conns *conns;
 	/* Whether a refused URI's query may be cut (api_uri.h). */
 	bool cut_query;
+	bool no_ui; /* --no-ui: the dashboard's paths are 404s */
 };
 
 /*
@@ -82,8 +85,9 @@ struct api {
  * leaves the body out); a path with no handler for the method is a 405.
  */
 struct api_route {
-	const char *path; /* exact; NULL for the session-stop pattern */
-	api_handler get;  /* also serves HEAD */
+	/* exact, or a prefix ending in '*'; NULL for the session stop */
+	const char *path;
+	api_handler get; /* also serves HEAD */
 	api_handler post;
 	const char *allow;
 };
@@ -100,6 +104,9 @@ static const struct api_route api_routes[] = {
 	 "GET, HEAD, POST"},
 	{NULL, NULL, api_sessions_stop, "POST"},
 	{"/metrics", api_metrics_get, NULL, "GET, HEAD"},
+	{"/v1/series", api_series_get, NULL, "GET, HEAD"},
+	{"/", ui_get, NULL, "GET, HEAD"},
+	{"/ui/*", ui_get, NULL, "GET, HEAD"},
 };
 
 void
@@ -128,15 +135,28 @@ api_is_session_stop(const char *path)
 	return digits > 0 && digits <= 19 && strcmp(p + digits, "/stop") == 0;
 }
 
+static bool
+api_path_match(const char *pattern, const char *path)
+{
+	size_t n = strlen(pattern);
+
+	if (n > 0 && pattern[n - 1] == '*')
+		return strncmp(pattern, path, n - 1) == 0;
+	return strcmp(pattern, path) == 0;
+}
+
 static const struct api_route *
-api_find_route(const char *path)
+api_find_route(const struct api *api, const char *path)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(api_routes) / sizeof(api_routes[0]); i++) {
-		if (api_routes[i].path ? strcmp(api_routes[i].path, path) == 0
-				       : api_is_session_stop(path))
-			return &api_routes[i];
+		if (api_routes[i].path
+			    ? api_path_match(api_routes[i].path, path)
+			    : api_is_session_stop(path))
+			return api->no_ui && api_routes[i].get == ui_get
+				       ? NULL
+				       : &api_routes[i];
 	}
 	return NULL;
 }
@@ -209,7 +229,13 @@ api_begin(struct api *api, struct api_request *rq, struct MHD_Connection *conn,
 	const char *clen;
 	int64_t n;
 
-	if (api->token && !api_authorized(api, conn)) {
+	/*
+	 * The dashboard's files hold no data and are what asks for the
+	 * token, so they are served without it (ui.h).
+	 */
+	route = api_find_route(api, url);
+	if (api->token && !(route && route->get == ui_get) &&
+	    !api_authorized(api, conn)) {
 		api_request__add_header(rq, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 					"Bearer realm=\"tapd\"");
 		api_request_reply_error(rq, 401, "unauthorized",
@@ -228,7 +254,6 @@ api_begin(struct api *api, struct api_request *rq, struct MHD_Connection *conn,
 					info->header_size, API_MAX_HEAD);
 		return NULL;
 	}
-	route = api_find_route(url);
 	if (!route) {
 		api_request_reply_error(rq, 404, "not_found",
 					"no such endpoint: '%.128s'", url);
@@ -326,7 +351,7 @@ api_access(void *cls, struct MHD_Connection *conn, const char *url,
 	}
 	/* The whole request is in: answering it has no deadline. */
 	api_conns_arm(api->conns, conn, 0);
-	route = api_find_route(url);
+	route = api_find_route(api, url);
 	if (!route)
 		return MHD_NO;
 	/* Appending nothing tells whether the body was already too large. */
@@ -606,6 +631,7 @@ api_start(const struct api_config *cfg, struct api **out)
 		if (rc < 0)
 			goto out;
 	}
+	api->no_ui = cfg->no_ui != 0;
 	api->env.status = cfg->status;
 	api->env.events = cfg->events;
 	api->env.control = cfg->control;

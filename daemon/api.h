@@ -37,6 +37,7 @@ struct api_config {
 	struct control *control; /* the writer, for POST /v1/sessions; NULL =
 				    read-only */
 	struct metrics *metrics; /* /metrics; may be NULL */
+	int no_ui;		 /* nonzero: no dashboard at / (ui.h) */
 };
 
 struct api;

@@ -4,6 +4,7 @@
 #include <microhttpd.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -511,10 +512,12 @@ api_request_queue(struct api_request *rq, unsigned status,
 	int rc = -ENOMEM;
 
 	rq->status = status;
+	/* Answers are never cached unless their handler said otherwise. */
 	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
 				    content_type) != MHD_YES ||
-	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
-				    "no-store") != MHD_YES)
+	    (!MHD_get_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL) &&
+	     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+				     "no-store") != MHD_YES))
 		goto out;
 	for (i = 0; i < rq->nheaders; i++)
 		if (MHD_add_response_header(resp, rq->headers[i].name,
@@ -554,6 +557,40 @@ api_request_reply_buffer(struct api_request *rq, unsigned status,
 		free(buf);
 		rq->replied = -1;
 		return -ENOMEM;
+	}
+	return api_request_queue(rq, status, content_type, resp);
+}
+
+int
+api_request_reply_static(struct api_request *rq, unsigned status,
+			 const char *content_type, const void *data, size_t len,
+			 const char *const *headers)
+{
+	struct MHD_Response *resp;
+	size_t i;
+
+	if (rq->replied) {
+		log_warnx("BUG: a second reply to '%s %s'", rq->method,
+			  rq->path);
+		return -EALREADY;
+	}
+	/*
+	 * PERSISTENT: libmicrohttpd neither copies nor writes nor frees the
+	 * bytes, which it takes as a pointer to non-const all the same.
+	 */
+	resp = MHD_create_response_from_buffer(len, (void *)(uintptr_t)data,
+					       MHD_RESPMEM_PERSISTENT);
+	if (!resp) {
+		rq->replied = -1;
+		return -ENOMEM;
+	}
+	for (i = 0; headers && headers[i] && headers[i + 1]; i += 2) {
+		if (MHD_add_response_header(resp, headers[i], headers[i + 1]) !=
+		    MHD_YES) {
+			MHD_destroy_response(resp);
+			rq->replied = -1;
+			return -ENOMEM;
+		}
 	}
 	return api_request_queue(rq, status, content_type, resp);
 }

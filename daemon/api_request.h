@@ -130,6 +130,16 @@ int api_request_reply_buffer(struct api_request *rq, unsigned status,
 			     const char *content_type, char *buf, size_t len);
 
 /*
+ * Replies with bytes that outlive the server (files embedded in the
+ * binary), without copying them.  headers is a NULL-terminated list of
+ * name, value pairs added to the reply (may be NULL); a Cache-Control
+ * among them replaces the API's "no-store".
+ */
+int api_request_reply_static(struct api_request *rq, unsigned status,
+			     const char *content_type, const void *data,
+			     size_t len, const char *const *headers);
+
+/*
  * Replies {"error": {"code": code, "message": ...}} with the HTTP status.
  * code is one of "bad_request", "not_found", "method_not_allowed",
  * "unauthorized", "too_large", "conflict", "unavailable", "internal".

@@ -436,6 +436,7 @@ start_api(struct live *l)
 	if (l->o->listen)
 		cfg.listen = l->o->listen;
 	cfg.token_file = l->o->token_file;
+	cfg.no_ui = l->o->no_ui;
 	cfg.db_path = l->db;
 	cfg.status = l->status;
 	cfg.events = l->events;

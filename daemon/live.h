@@ -20,6 +20,7 @@ struct live_options {
 	const char *db;
 	const char *listen; /* NULL for 127.0.0.1:7878 */
 	const char *token_file;
+	int no_ui; /* --no-ui: no dashboard at / */
 	const char *pidfile;
 	const char *log_file;
 	int retain_days;     /* 0 keeps everything */

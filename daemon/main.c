@@ -173,6 +173,8 @@ usage(FILE *out)
 		"  --token-file FILE      require 'Authorization: Bearer' with "
 		"this token (needed\n"
 		"                         for any address but loopback)\n"
+		"  --no-ui                no dashboard at http://HOST:PORT/ "
+		"(the API only)\n"
 		"  --pace X               replay at X times the recorded speed "
 		"(1 = real time;\n"
 		"                         default: as fast as possible)\n"
@@ -203,7 +205,8 @@ usage(FILE *out)
 		"read-only, until SIGINT\n"
 		"or SIGTERM; it prints 'listening on http://HOST:PORT' first.\n"
 		"  --db PATH, --listen HOST:PORT (default 127.0.0.1:7878), "
-		"--token-file FILE, -v, -q\n");
+		"--token-file FILE, --no-ui,\n"
+		"  -v, -q\n");
 }
 
 static int
@@ -265,6 +268,8 @@ static const struct option verbosity_options[] = {
 /*
  * One option of a command's own: a string kept as given (str), or a value
  * parse() checks and stores at dst, logging a bad one and returning < 0.
+ * With opt_switch() for parse, it takes no argument and sets the int at
+ * dst.
  */
 struct cmd_option {
 	const char *name;
@@ -272,6 +277,14 @@ struct cmd_option {
 	int (*parse)(const char *arg, void *dst);
 	void *dst;
 };
+
+static int
+opt_switch(const char *arg, void *dst)
+{
+	(void)arg;
+	*(int *)dst = 1;
+	return 0;
+}
 
 #define CMD_OPTIONS_MAX 32
 #define N_OPTIONS(a)	(sizeof(a) / sizeof(*(a)))
@@ -341,7 +354,9 @@ parse_command(int argc, char **argv, const struct cmd_option *opts, size_t n,
 	}
 	for (i = 0; i < n; i++) {
 		longopts[k].name = opts[i].name;
-		longopts[k].has_arg = required_argument;
+		longopts[k].has_arg = opts[i].parse == opt_switch
+					      ? no_argument
+					      : required_argument;
 		longopts[k].flag = NULL;
 		longopts[k].val = OPT_OWN + (int)i;
 		k++;
@@ -443,8 +458,9 @@ opt_retain_days(const char *arg, void *dst)
 		{"device", &(o).device, NULL, NULL},                           \
 		{"db", &(o).db, NULL, NULL},                                   \
 		{"listen", &(o).listen, NULL, NULL},                           \
+		{"token-file", &(o).token_file, NULL, NULL},                   \
 	{                                                                      \
-		"token-file", &(o).token_file, NULL, NULL                      \
+		"no-ui", NULL, opt_switch, &(o).no_ui                          \
 	}
 
 static int
@@ -549,6 +565,7 @@ cmd_serve(int argc, char **argv)
 			{"db", &o.db, NULL, NULL},
 			{"listen", &o.listen, NULL, NULL},
 			{"token-file", &o.token_file, NULL, NULL},
+			{"no-ui", NULL, opt_switch, &o.no_ui},
 		};
 
 		rc = parse_command(argc, argv, opts, N_OPTIONS(opts), NULL);

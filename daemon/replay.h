@@ -37,6 +37,7 @@ struct replay_options {
 	 */
 	const char *listen;
 	const char *token_file;
+	int no_ui; /* --no-ui: no dashboard at / */
 	/*
 	 * Event time runs pace times as fast as wall time (1 = as recorded);
 	 * 0 replays as fast as it can.

@@ -157,6 +157,7 @@ replay_serve_start(struct replay *r)
 	api_config_default(&cfg);
 	cfg.listen = r->opts->listen;
 	cfg.token_file = r->opts->token_file;
+	cfg.no_ui = r->opts->no_ui;
 	cfg.db_path = r->opts->db;
 	cfg.status = r->status;
 	cfg.events = r->events;

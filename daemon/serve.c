@@ -37,6 +37,7 @@ serve_run(const struct serve_options *opts)
 	if (opts->listen)
 		cfg.listen = opts->listen;
 	cfg.token_file = opts->token_file;
+	cfg.no_ui = opts->no_ui;
 	cfg.db_path = opts->db;
 	cfg.status = status;
 	cfg.metrics = metrics;
