@@ -353,8 +353,11 @@
 			? j.points.length + ' ' + step.replace('per ', '') + (j.points.length > 1 ? 's' : '') +
 				' with taps; ms'
 			: 'No measured taps in this range.';
+		/* The whole range chosen, however few points it has. */
+		const lo = Number(p.get('since'));
+		const hi = p.get('until') ? Number(p.get('until')) : Math.floor(Date.now() / 1000);
 		makeChart('series', box, {
-			scales: { x: { time: true } },
+			scales: { x: { time: true, range: (u, a, b) => (lo < hi ? [lo, hi] : [a, b]) } },
 			series: [
 				{},
 				{ label: 'p50', stroke: '#1f6feb', width: 2, points: { show: true, size: 5 }, value: (u, v) => fmtMs(v) },

@@ -154,6 +154,8 @@ class Page {
 
 	/* The whole page, as tall as its content, as a PNG. */
 	async shot(file) {
+		/* From the top, where the sticky header belongs. */
+		await this.eval('window.scrollTo(0, 0)');
 		const m = await this.send('Page.getLayoutMetrics');
 		const h = Math.ceil(m.cssContentSize.height);
 		const r = await this.send('Page.captureScreenshot', {
