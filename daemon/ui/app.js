@@ -622,22 +622,32 @@
 			console.error(e);
 	}
 
-	let loading = null;
+	/*
+	 * One load at a time; a change made meanwhile loads again once it
+	 * ends, so that what is shown is always of the last choice.
+	 */
+	let loading = null, again = false;
 	async function loadAll() {
-		if (loading)
+		if (loading) {
+			again = true;
 			return loading;
+		}
 		loading = (async () => {
-			try {
-				await loadHealth();
-				await loadSessions();
-				await loadApps();
-				await loadCharts();
-				state.loads++;
-			} catch (e) {
-				report(e);
-			} finally {
-				loading = null;
-			}
+			do {
+				again = false;
+				try {
+					await loadHealth();
+					await loadSessions();
+					await loadApps();
+					await loadCharts();
+					/* Counted once it shows the last choice. */
+					if (!again)
+						state.loads++;
+				} catch (e) {
+					report(e);
+				}
+			} while (again);
+			loading = null;
 		})();
 		return loading;
 	}
