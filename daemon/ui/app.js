@@ -430,6 +430,7 @@
 				open = s;
 		}
 		sel.value = keep;
+		$('sessions-empty').hidden = state.sessions.length > 0;
 		state.openSession = open;
 		$('session-stop').disabled = !open;
 		$('session-stop').textContent = open ? 'Stop “' + open.name + '”' : 'Stop';
@@ -483,6 +484,7 @@
 		state.feed.received[t.id] = Date.now();
 		state.feed.ids.push(t.id);
 		body.prepend(feedRow(t));
+		$('feed-empty').hidden = true;
 		while (body.rows.length > FEED_MAX)
 			body.deleteRow(body.rows.length - 1);
 	}

@@ -109,6 +109,29 @@ class Page {
 		return this.b.send(method, params, this.sid);
 	}
 
+	/*
+	 * Rewrites the answers whose URL matches pattern (Fetch's wildcards):
+	 * edit(text) gives the body the page sees instead of the server's.
+	 */
+	async intercept(pattern, edit) {
+		this.b.listeners.push(async (method, params, sid) => {
+			if (sid !== this.sid || method !== 'Fetch.requestPaused')
+				return;
+			try {
+				const r = await this.send('Fetch.getResponseBody', { requestId: params.requestId });
+				const text = r.base64Encoded ? Buffer.from(r.body, 'base64').toString('utf8') : r.body;
+				await this.send('Fetch.fulfillRequest', {
+					requestId: params.requestId, responseCode: params.responseStatusCode,
+					responseHeaders: params.responseHeaders,
+					body: Buffer.from(edit(text), 'utf8').toString('base64'),
+				});
+			} catch (e) {
+				await this.send('Fetch.continueRequest', { requestId: params.requestId }).catch(() => {});
+			}
+		});
+		await this.send('Fetch.enable', { patterns: [{ urlPattern: pattern, requestStage: 'Response' }] });
+	}
+
 	async init() {
 		await this.send('Network.enable');
 		await this.send('Page.enable');

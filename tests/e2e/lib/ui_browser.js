@@ -232,6 +232,34 @@ async function run(b, shots) {
 	await checkTable(phone, serveUrl, 'phone');
 	await phone.shot(path.join(shots, 'phone.png'));
 
+	/* The columns follow the metrics /v1/apps gives: none of launch here. */
+	const heads = await page.eval('[...document.querySelectorAll("#apps th[data-metric]")].map((t) => t.dataset.metric)');
+	check('the table has a column group per metric of /v1/apps', ['first_frame', 'settle'], heads);
+	/*
+	 * An answer with launch metrics (as a daemon that measures launches
+	 * gives them), put in the page's way by the browser: their columns
+	 * and choices appear, with the numbers of that answer.
+	 */
+	const lp = await b.newPage({ width: 1280, height: 900 });
+	await lp.intercept('*/v1/apps?*', (text) => {
+		const j = JSON.parse(text);
+		j.apps.forEach((a, i) => {
+			a.launch_first_frame = { count: 1 + i, method: 'exact', percentiles: { 50: 300 + i, 90: 400.25 + i, 99: null } };
+		});
+		return JSON.stringify(j);
+	});
+	await lp.goto(serveUrl + '/');
+	await lp.waitFor('tapdUI.loads >= 1', 15000);
+	const lh = await lp.eval(`({ heads: [...document.querySelectorAll('#apps th[data-metric]')].map((t) => t.dataset.metric),
+		choices: [...document.querySelectorAll('#metric option')].map((o) => o.value),
+		cells: [...document.querySelectorAll('#apps tbody tr')].map((tr) =>
+			[...tr.querySelectorAll('td[data-col^="launch_first_frame:"]')].map((td) => td.textContent)) })`);
+	check('launch metrics in /v1/apps get their columns', ['first_frame', 'settle', 'launch_first_frame'], lh.heads);
+	check('and a choice for the charts', ['first_frame', 'settle', 'launch_first_frame'], lh.choices);
+	holds('with their values (p50, p90, p99 of each app)', lh.cells.length >= 3 &&
+		lh.cells.every((c) => c.length === 3 && /^3\d\d\.0$/.test(c[0]) && /^4\d\d\.3$/.test(c[1]) && c[2] === '–'),
+		JSON.stringify(lh.cells));
+
 	/* A daemon that wants its token: asked, then used. */
 	const tp = await b.newPage({ width: 1280, height: 900 });
 	await tp.goto(tokenUrl + '/');
