@@ -48,7 +48,7 @@ DEB_PKGS := build-essential pkg-config clang libclang-rt-14-dev clang-format \
 	libsqlite3-dev sqlite3 libevdev-dev libcjson-dev libmicrohttpd-dev \
 	libcmocka-dev libcurl4-openssl-dev protobuf-compiler bc curl jq \
 	prometheus zip unzip qemu-system-x86 busybox-static cpio time wrk \
-	chromium
+	chromium firefox-esr
 # The Android build: clang and lld against Debian's musl for each
 # architecture (multiarch), the kernel headers and the gcc runtime helpers
 # of each, the tools that build the libraries from their source packages,

@@ -137,7 +137,6 @@ if ! start_server "$work/live.out" "$TAPD" replay --session "$live" \
 fi
 live_url=$url
 
-rm -rf "$SHOTS"
 mkdir -p "$SHOTS"
 node "$(dirname "$0")/lib/ui_browser.js" "$work/browser" "$base" "$token_url" \
 	"$work/token" "$live_url" >"$work/browser.log" 2>&1
