@@ -100,6 +100,7 @@ source_fg_auto_create(const char *arg, const struct source_env *env,
 	cfg.dumpsys_bin = env->dumpsys_bin;
 	cfg.status = env->status;
 	cfg.loop = env->loop;
+	cfg.record = env->record;
 	rc = foreground_live_new(&cfg, sf->timeline, &sf->fgl);
 	if (rc < 0)
 		goto out;
