@@ -107,7 +107,7 @@ check "processes: the apps of the database" \
 measured=$(sqlite3 "$db" "SELECT id FROM taps WHERE wall_ns IS NOT NULL AND
 	kind IN ('tap', 'long_press') AND settle_ns IS NOT NULL ORDER BY id")
 holds "the session has measured taps" test -n "$measured"
-check "tap slices: one per measured tap" "$(echo $measured)" \
+check "tap slices: one per measured tap" "$(printf '%s\n' "$measured" | tr '\n' ' ' | sed 's/ $//')" \
 	"$(jq -r '[.taps[].id] | sort | map(tostring) | join(" ")' "$m")"
 check "tap slices: on the app of their tap" \
 	"$(sqlite3 "$db" "SELECT id || ' ' || coalesce(app, '(unknown app)') FROM taps
