@@ -226,6 +226,8 @@ decide_mode(struct frames_live *fl)
 	int sdk = ask_sdk(fl);
 
 	fl->st.sdk = sdk;
+	if (sdk > 0)
+		record_set_sdk(fl->cfg.record, sdk);
 	if (sdk >= SDK_FTL_MIN)
 		return FRAMES_LIVE_FTL;
 	if (sdk > 0)

@@ -256,9 +256,11 @@ begin(struct record *r)
 	if (!lat)
 		return -ENOMEM;
 	if (mkdir(lat, 0777) < 0 && errno != EEXIST) {
-		fail(r, LATENCY_DIR, errno);
+		int err = errno;
+
+		fail(r, LATENCY_DIR, err);
 		free(lat);
-		return -errno;
+		return -err;
 	}
 	free(lat);
 	r->input = open_in(r, INPUT_FILE, "we");
@@ -364,6 +366,15 @@ record_set_axes(struct record *r, int32_t xmin, int32_t xmax, int32_t ymin,
 	r->x.max = xmax;
 	r->y.min = ymin;
 	r->y.max = ymax;
+	write_device(r);
+}
+
+void
+record_set_sdk(struct record *r, int sdk)
+{
+	if (!r || r->dev.android_sdk > 0 || sdk <= 0)
+		return;
+	r->dev.android_sdk = sdk;
 	write_device(r);
 }
 

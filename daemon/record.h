@@ -19,8 +19,8 @@
  *                   it writes here instead of beside the database;
  *   device.json     the clock anchor read when the recording (or its
  *                   segment) began, the touch panel's axis ranges the
- *                   pipeline maps with, and what --device said of the
- *                   screen.
+ *                   pipeline maps with, what --device said of the
+ *                   screen, and the sdk level getprop gave.
  *
  * Size.  Once the files of the directory pass max_bytes, the recording is
  * rotated at the next moment the pipeline is idle (no finger down, no tap
@@ -87,6 +87,9 @@ void record_free(struct record *r);
 /* The panel's axis ranges the pipeline maps with, into device.json. */
 void record_set_axes(struct record *r, int32_t xmin, int32_t xmax, int32_t ymin,
 		     int32_t ymax);
+
+/* The Android sdk level getprop gave, into device.json (unless --device's). */
+void record_set_sdk(struct record *r, int sdk);
 
 /* A touch screen was opened: the header, for the first one only. */
 void record_input_device(struct record *r, const char *path, const char *name);

@@ -5,7 +5,9 @@
 # swipe whose frames pass the bound, then taps again.  The recording must
 # be rotated after the swipe (never through it): DIR.1 holds the taps
 # before and the swipe, DIR the taps after, each a whole session whose
-# replay stores exactly the live rows of its part.  The real-kernel test
+# replay stores exactly the live rows of its part.  A run whose frames
+# come from dumpsys --latency by getprop's sdk records the level in
+# device.json and where the frames' coverage starts.  The real-kernel test
 # (tests/vm/run.sh) does the same over evdev and latency frames.
 set -u
 build=${BUILD:-build}
@@ -14,7 +16,7 @@ NAME=live_record
 . "$(dirname "$0")/lib/report.sh"
 . "$(dirname "$0")/lib/server.sh"
 . "$(dirname "$0")/lib/tap.sh"
-need_bins "$tapd"
+need_bins "$tapd" "$build/tapd-sim"
 need_tools curl python3 sqlite3
 work_dir live_record
 tmp=$work
@@ -95,6 +97,21 @@ done
 size=$(du -sb "$rec.1" | cut -f1)
 holds "the rotated part passed the bound, by less than the swipe ($size bytes)" \
 	test "$size" -ge 1048576 -a "$size" -lt 2097152
+
+# Frames by dumpsys --latency, picked by a (fake) getprop's sdk 30: the
+# level goes into device.json, and latency/ starts with the empty list
+# that marks where the frames' coverage begins.
+mkdir -p "$tmp/bin"
+ln -s "$PWD/$build/tapd-sim" "$tmp/bin/getprop"
+start_server "$tmp/h.out" env TAPD_FAKE_SDK=30 "$tapd" run --db "$tmp/db/h.db" \
+	--listen 127.0.0.1:0 --sysroot "$tmp/empty" --foreground none \
+	--getprop-bin "$tmp/bin/getprop" --dumpsys-bin "$tmp/bin/no-dumpsys" \
+	--record "$tmp/rec-sdk"
+stop_server "$pid"
+check "sdk 30: exit 0" 0 "$status"
+holds "sdk 30: device.json says so" grep -q '"android_sdk": 30' "$tmp/rec-sdk/device.json"
+check "sdk 30: latency/ holds the start of coverage, an empty list" 1 \
+	"$(find "$tmp/rec-sdk/latency" -name '*.list' -empty | wc -l)"
 
 cols="run, session, app, pid, kind, status, flags, t_down_ns, t_up_ns, x, y,
 	first_frame_ns, settle_ns, frames, jank, jank_tags, window, attribution"
