@@ -59,6 +59,9 @@ DEB_PKGS += lld llvm dpkg-dev tcl python3 file musl-dev \
 	linux-libc-dev:arm64 linux-libc-dev:armhf linux-libc-dev:i386 \
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-i686-linux-gnu \
 	qemu-user-static qemu-system-arm
+# node and npm for the tests that run npm packages (tests/npm); NodeSource's
+# nodejs package carries its own npm, which Debian's npm would conflict with.
+DEB_PKGS += nodejs $(if $(shell command -v npm 2>/dev/null),,npm)
 
 # The dashboard (daemon/ui.c): the files of daemon/ui/ and uPlot, the
 # charting library, from the npm registry at a pinned version whose
@@ -96,7 +99,7 @@ SQL := $(sort $(wildcard sql/[0-9][0-9][0-9]-*.sql))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FORMAT_SRCS = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
 
-.PHONY: FORCE all deps vm-deps run check asan clean install format format-check unit e2e \
+.PHONY: FORCE all deps vm-deps npm-deps run check asan clean install format format-check unit e2e \
 	bench-replay bench-query bench-http bench-live bench magisk android android-bins fuzz fuzz-bins soak
 .DEFAULT_GOAL := all
 # Objects are kept between runs even when only a test binary needed them.
@@ -140,6 +143,11 @@ vm-deps: deps
 	@sh tests/vm/fetch-kernel.sh build/vm/kernel
 	@sh tests/vm/fetch-kernel.sh build/vm/kernel-arm64 arm64
 	@sh tests/vm/fetch-kernel.sh --busybox build/vm/busybox-arm64 arm64
+
+# The npm packages of tests/npm, pinned by its package-lock.json, into
+# ~/.cache/tapd/npm-HASH (nothing to do, and no network, once there).
+npm-deps: deps
+	@sh tests/npm/install.sh >/dev/null
 
 $(BUILD)/%.o: %.c
 	$(quiet) CC $<
@@ -247,7 +255,7 @@ e2e: $(TAPD) $(SIM)
 CHECK_ANDROID = $(if $(SAN),,$(sort $(wildcard tests/android/*.sh)) \
 	tests/vm/arm64.sh)
 
-check: vm-deps
+check: vm-deps npm-deps
 	$(Q)$(MAKE) --no-print-directory all unit fuzz-bins $(if $(SAN),,magisk)
 	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BINS) $(sort $(wildcard tests/e2e/*.sh)) \
 		tests/vm/magisk.sh tests/vm/run.sh $(CHECK_ANDROID)

@@ -125,7 +125,7 @@ static int
 cut_row(void *ctx, int64_t id, const struct store_tap *tap)
 {
 	struct trace_cut *c = ctx;
-	int64_t cost = 2 + 2 * frames_shown(tap->frames);
+	int64_t cost = 3 + 2 * frames_shown(tap->frames);
 
 	if (c->taps == TRACE_MAX_TAPS || c->events + cost > TRACE_MAX_EVENTS) {
 		c->cut = 1;
@@ -141,8 +141,8 @@ cut_row(void *ctx, int64_t id, const struct store_tap *tap)
 /*
  * Walks the matching taps in time order and finds the first one that
  * does not fit the limits: sets c->cut = 1 and its wall time and id, or
- * c->cut = 0 when all fit.  A tap costs at most its slice, its first-frame
- * slice, and per frame a slice and an instant.
+ * c->cut = 0 when all fit.  A tap costs at most its slice, its finger-down
+ * and first-frame slices, and per frame a slice and an instant.
  */
 static int
 find_cut(struct store *st, const struct store_filter *f, struct trace_cut *c)
@@ -257,9 +257,10 @@ event_m(struct trace *t, const char *name, int tid, const char *key,
 	const char *value)
 {
 	comma(t);
+	/* Consumers file metadata under the category "__metadata". */
 	fprintf(t->f,
-		"{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-		"\"args\":{\"%s\":%s}}",
+		"{\"name\":\"%s\",\"cat\":\"__metadata\",\"ph\":\"M\","
+		"\"pid\":%d,\"tid\":%d,\"args\":{\"%s\":%s}}",
 		name, t->pid, tid, key, value);
 }
 
@@ -462,7 +463,7 @@ static int
 write_tap(struct trace *t, int64_t id, const struct store_tap *tap,
 	  const char *args)
 {
-	int64_t off, start, end, ff_end;
+	int64_t off, start, end, ff_end, down;
 	int kind, lane, nfr, tid = 0;
 	char name[64], ffargs[96];
 
@@ -497,13 +498,23 @@ write_tap(struct trace *t, int64_t id, const struct store_tap *tap,
 		event_i(t, name, "tap", start,
 			TID_TAPS + lane_point(&t->taps, start), args);
 	} else {
-		lane = lane_take(&t->taps, start, end);
+		/*
+		 * The finger on the glass, t_down to t_up, just before the
+		 * tap's slice on the same lane: the lane holds both.
+		 */
+		if (to_us(tap->t_down_ns, off, &down) < 0 || down > start)
+			down = start;
+		lane = lane_take(&t->taps, down, end);
 		if (lane < 0) {
 			t->overlaps++;
 			event_i(t, store_kind_names[kind], "tap", start,
 				TID_TAPS + lane_point(&t->taps, start), args);
 		} else {
 			tid = TID_TAPS + lane;
+			snprintf(ffargs, sizeof(ffargs),
+				 "{\"tap\":%" PRId64 "}", id);
+			event_x(t, "finger down", "finger", down, start - down,
+				tid, ffargs);
 			event_x(t, store_kind_names[kind], "tap", start,
 				end - start, tid, args);
 			/* first_frame <= settle, so this cannot overflow. */

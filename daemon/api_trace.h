@@ -13,11 +13,14 @@
  *
  * Layout.  One process per app (pid 1, 2, ... in the order of the app
  * names, the unknown app first, named by "process_name" metadata), with
- * tracks as threads named by "thread_name" metadata:
+ * tracks as threads named by "thread_name" metadata (metadata events, "M",
+ * carry the cat "__metadata" that consumers file them under):
  *   - "taps" (tid 1): per measured tap (one with a settle time), an "X"
  *     slice of cat "tap" named by its kind from t_up to the present of
  *     the last frame of its response burst (t_up + settle), its args the
- *     tap object of tapjson.h; nested in it an "X" slice of cat
+ *     tap object of tapjson.h, just after an "X" slice of cat "finger"
+ *     named "finger down" from t_down to t_up on the same track (args:
+ *     the tap's id); nested in the tap slice an "X" slice of cat
  *     "first_frame" from t_up to the first response frame's present, and
  *     an instant ("i", scope "t") of cat "present" at the present of each
  *     frame of the burst.  A tap that was not measured (no_response,
@@ -36,7 +39,7 @@
  * 16 of each; beyond that it becomes an instant, counted in
  * otherData.overlaps.
  *
- * Size.  At most 100,000 taps and 400,000 events (a tap costs at most 2 +
+ * Size.  At most 100,000 taps and 400,000 events (a tap costs at most 3 +
  * 2 x its frames) per answer, at most 1,000 frames per tap: the earliest
  * taps that fit are exported, otherData.truncated is true and
  * otherData.next_since is the wall time of the first tap left out, to

@@ -59,6 +59,10 @@ struct attrib {
 	char *dumpsys;
 	FILE *windows_out;
 	FILE *processes_out;
+	/* With --record the two are the recording's (record.h). */
+	struct record *record;
+	unsigned record_gen;
+	int record_stale; /* rotated: the list is read again */
 	uint64_t windows_bytes;
 	int64_t retry_ns; /* no read before it, after a failure */
 	int timeout_ms;

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "loop.h"
 #include "owner.h"
+#include "record.h"
 #include "windows_log.h"
 
 #define MS INT64_C(1000000)
@@ -35,12 +36,37 @@ ring_push(struct attrib *a, int64_t t_ns, struct winlist *wl)
 	a->nring++;
 }
 
+/*
+ * Under --record the logs are the recording's current files: after a
+ * rotation the owners are written again and the list in force is read
+ * again, so that the new directory holds what its taps were decided by.
+ */
+static void
+sync_record(struct attrib *a)
+{
+	unsigned gen;
+
+	if (!a->record)
+		return;
+	a->windows_out = record_log(a->record, RECORD_WINDOWS, &gen);
+	a->processes_out = record_log(a->record, RECORD_PROCESSES, NULL);
+	if (gen == a->record_gen)
+		return;
+	a->record_gen = gen;
+	a->nwritten = 0;
+	a->next_written = 0;
+	a->windows_bytes = 0;
+	a->windows_full = 0;
+	a->record_stale = 1;
+}
+
 /* Appends a block to windows.log: its mark, then the output verbatim. */
 static void
 record_block(struct attrib *a, int64_t t_ns, const char *out, size_t len)
 {
 	int n;
 
+	sync_record(a);
 	if (!a->windows_out || a->windows_full)
 		return;
 	if (a->windows_bytes + len + WINDOWS_LOG_MARK_MAX >
@@ -118,6 +144,7 @@ start_read(struct attrib *a)
 	spec.timeout_ms = (uint32_t)a->timeout_ms;
 	spec.on_exit = on_read;
 	spec.ctx = a;
+	a->record_stale = 0;
 	rc = child_spawn(a->cs, &spec, &a->child, why, sizeof(why));
 	a->st.reads++;
 	if (rc < 0) {
@@ -136,6 +163,7 @@ attrib__live_down(struct attrib *a, int64_t t_ns)
 	int64_t now = loop_now_ns();
 	int32_t pid = 0;
 
+	sync_record(a);
 	if (a->fg && foreground_at(a->fg, t_ns, &pid, &pkg) < 0) {
 		pid = 0;
 		pkg = NULL;
@@ -150,7 +178,8 @@ attrib__live_down(struct attrib *a, int64_t t_ns)
 	}
 	if (a->child)
 		return;
-	if (b && b->wl && now - b->t_ns < ATTRIB_LIVE_REFRESH_MS * MS)
+	if (b && b->wl && now - b->t_ns < ATTRIB_LIVE_REFRESH_MS * MS &&
+	    !a->record_stale)
 		return;
 	if (b && !b->wl && now < a->retry_ns)
 		return;
@@ -178,6 +207,7 @@ record_owner(struct attrib *a, int64_t t_ns, int32_t pid, int64_t uid,
 	struct attrib_written *w;
 	size_t i;
 
+	sync_record(a);
 	if (!a->processes_out)
 		return;
 	for (i = 0; i < a->nwritten; i++) {
@@ -269,7 +299,11 @@ attrib_live_start(struct attrib *a, const struct attrib_live_config *cfg)
 		return rc;
 	}
 	a->loop = cfg->loop;
-	if (cfg->db) {
+	if (cfg->record) {
+		a->record = cfg->record;
+		record_log(a->record, RECORD_WINDOWS, &a->record_gen);
+		sync_record(a);
+	} else if (cfg->db) {
 		/* Beside the database: the directory part of its path. */
 		slash = strrchr(cfg->db, '/');
 		dir = slash ? strndup(cfg->db, (size_t)(slash - cfg->db))
@@ -320,9 +354,10 @@ attrib__live_free(struct attrib *a)
 	owner_free(a->owner);
 	for (i = 0; i < a->nring; i++)
 		winlist_free(a->ring[i].wl);
-	if (a->windows_out)
+	/* The recording's files are the recording's to close. */
+	if (a->windows_out && !a->record)
 		fclose(a->windows_out);
-	if (a->processes_out)
+	if (a->processes_out && !a->record)
 		fclose(a->processes_out);
 	free(a->dumpsys);
 }

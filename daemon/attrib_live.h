@@ -22,6 +22,7 @@
  * time that pid, uid and package are seen (an owner without a uid or a
  * pid is not looked up, in either).  windows.log stops growing at
  * ATTRIB_LIVE_LOG_MAX bytes, with a warning; lists are still read.
+ * Under --record they are the recording's, bounded by its rotation.
  */
 #ifndef TAPD_ATTRIB_LIVE_H
 #define TAPD_ATTRIB_LIVE_H
@@ -42,6 +43,11 @@ struct attrib_live_config {
 	const char *dumpsys_bin; /* NULL for "dumpsys" */
 	const char *sysroot;	 /* prefix of /proc and /data; NULL or "" */
 	const char *db;		 /* the logs go beside it; NULL: nowhere */
+	/*
+	 * tapd run --record: the logs go into the recording instead, and
+	 * start over after each of its rotations (record.h).
+	 */
+	struct record *record;
 	const struct foreground *fg; /* its switches make a list stale */
 	int timeout_ms;		     /* 0 for ATTRIB_LIVE_TIMEOUT_MS */
 };

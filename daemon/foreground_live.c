@@ -25,6 +25,7 @@
 #include "log.h"
 #include "loop.h"
 #include "parse.h"
+#include "record.h"
 #include "status.h"
 
 #define TOPAPP_PATH "/dev/cpuset/top-app/cgroup.procs"
@@ -53,6 +54,7 @@ struct dkey {
 };
 
 struct foreground_live {
+	struct record *record; /* NULL unless --record */
 	char dumpsys_bin[PATH_MAX];
 	int timeout_ms;
 	int64_t refresh_ns;
@@ -343,6 +345,8 @@ apply(struct foreground_live *fl, const struct candidate *c, int64_t t_ns)
 			  c->rep->package, (int)c->rep->pid, strerror(-r));
 	} else {
 		fl->stats.switches++;
+		record_foreground(fl->record, t_ns, c->rep->pid,
+				  c->rep->package);
 		log_debug("foreground: '%s' (pid %d) at %lld", c->rep->package,
 			  (int)c->rep->pid, (long long)t_ns);
 	}
@@ -608,6 +612,7 @@ foreground_live_new(const struct foreground_live_config *cfg,
 						  : REFRESH_DEFAULT_MS) *
 		1000000LL;
 	fl->status = cfg->status;
+	fl->record = cfg->record;
 	fl->timeline = timeline;
 	fl->last_add_ns = INT64_MIN;
 	if (grow(fl, 16) < 0 || foreground_window_new(&fl->wp) < 0) {

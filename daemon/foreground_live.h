@@ -62,6 +62,7 @@
 #include "foreground.h"
 
 struct loop;
+struct record;
 struct status;
 
 /* Largest number of pids of top-app looked at in one sample. */
@@ -86,6 +87,8 @@ struct foreground_live_config {
 	 * NULL: samples wait for them.  It must outlive the tracker.
 	 */
 	struct loop *loop;
+	/* tapd run --record: each switch is copied there; NULL: nowhere. */
+	struct record *record;
 };
 
 /* Counters since foreground_live_new(). */

@@ -11,6 +11,7 @@
 #include "correlate.h"
 #include "frames_latency.h"
 #include "loop.h"
+#include "record.h"
 
 #define MS_NS INT64_C(1000000)
 
@@ -278,6 +279,7 @@ lat_snapshot(struct frames_dumpsys *fl, frames_live_cb cb, void *ctx)
 
 	out = child_out(lp->ch, &len);
 	child_get_info(lp->ch, &ci);
+	record_latency(fl->cfg.record, lp->capture_ns, layer, out, len);
 	rc = frames_latency_snapshot_parse(out, len, &snap);
 	if (rc < 0)
 		return rc;
@@ -383,6 +385,8 @@ frames_dumpsys_work(struct frames_dumpsys *fl, int64_t now, frames_live_cb cb,
 		if (lp->state == LAT_LIST) {
 			if (lat_child_ok(fl, "--list")) {
 				out = child_out(lp->ch, &len);
+				record_latency_list(fl->cfg.record,
+						    lp->capture_ns, out, len);
 				rc = frames_latency_list_parse(out, len, &list);
 				if (rc < 0)
 					return rc;

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "loop.h"
 #include "parse.h"
+#include "record.h"
 #include "status.h"
 #include "tracecfg.h"
 
@@ -225,6 +226,8 @@ decide_mode(struct frames_live *fl)
 	int sdk = ask_sdk(fl);
 
 	fl->st.sdk = sdk;
+	if (sdk > 0)
+		record_set_sdk(fl->cfg.record, sdk);
 	if (sdk >= SDK_FTL_MIN)
 		return FRAMES_LIVE_FTL;
 	if (sdk > 0)
@@ -429,6 +432,9 @@ frames_live_new(const struct frames_live_config *cfg, struct frames_live **out)
 		if (rc < 0)
 			goto out;
 		clean_stale(fl);
+		if (fl->cfg.record)
+			log_warnx("--record: FrameTimeline frames are not "
+				  "recorded; the recording holds no frames");
 		set_health(fl, STATUS_HEALTH_DEGRADED, "starting perfetto");
 		log_info("frames: perfetto FrameTimeline (sdk %d)", fl->st.sdk);
 		break;
@@ -438,6 +444,7 @@ frames_live_new(const struct frames_live_config *cfg, struct frames_live **out)
 		if (rc < 0)
 			goto out;
 		fl->coverage = loop_now_ns();
+		record_latency_list(fl->cfg.record, fl->coverage, NULL, 0);
 		set_health(fl, STATUS_HEALTH_UP,
 			   "dumpsys SurfaceFlinger --latency, polled while "
 			   "taps are pending");

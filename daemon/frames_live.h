@@ -148,6 +148,7 @@
 #include <stdint.h>
 
 struct correlate_frame;
+struct record;
 struct status;
 
 /* Frame keys remembered to drop frames recorded by two sessions. */
@@ -186,6 +187,11 @@ struct frames_live_config {
 	uint32_t restart_max_ms;    /* default 60000 */
 	uint32_t down_after;	    /* failures before down, default 3 */
 	struct status *status;	    /* health goes there; may be NULL */
+	/*
+	 * tapd run --record (record.h): latency's outputs are copied there;
+	 * FrameTimeline is not recorded.  NULL: nowhere.
+	 */
+	struct record *record;
 };
 
 /* Counters since frames_live_new(). */

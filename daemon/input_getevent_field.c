@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <linux/input.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -443,4 +444,45 @@ input_getevent_field_event(char **tok, size_t n, struct touch_event *ev)
 	/* getevent prints the value as %08x of a signed int. */
 	ev->value = (int32_t)value;
 	return 0;
+}
+
+/* The name of value in tab, or NULL (the first of aliases wins). */
+static const char *
+label_of(const struct input_getevent_label *tab, int value)
+{
+	for (; tab && tab->name != NULL; tab++)
+		if (tab->value == value)
+			return tab->name;
+	return NULL;
+}
+
+int
+input_getevent_field_format(const struct touch_event *ev, char *buf,
+			    size_t size)
+{
+	const char *type, *code, *value = NULL;
+	char tbuf[8], cbuf[8], vbuf[12];
+	int n;
+
+	type = label_of(type_labels, ev->type);
+	code = label_of(code_labels(ev->type), ev->code);
+	if (ev->type == EV_KEY)
+		value = label_of(key_value_labels, ev->value);
+	else if (ev->type == EV_ABS && ev->code == ABS_MT_TOOL_TYPE)
+		value = label_of(mt_tool_labels, ev->value);
+	/* What has no name is printed in hex, as getevent -l does. */
+	if (!type) {
+		snprintf(tbuf, sizeof(tbuf), "%04x", (unsigned)ev->type);
+		type = tbuf;
+	}
+	if (!code) {
+		snprintf(cbuf, sizeof(cbuf), "%04x", (unsigned)ev->code);
+		code = cbuf;
+	}
+	if (!value) {
+		snprintf(vbuf, sizeof(vbuf), "%08x", (uint32_t)ev->value);
+		value = vbuf;
+	}
+	n = snprintf(buf, size, "%-12s %-20s %s", type, code, value);
+	return n < 0 || (size_t)n >= size ? -ENOSPC : 0;
 }

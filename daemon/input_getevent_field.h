@@ -55,4 +55,13 @@ int input_getevent_field_parse(const char *s,
  */
 int input_getevent_field_event(char **tok, size_t n, struct touch_event *ev);
 
+/*
+ * The type, code and value of ev as `getevent -l` prints them, the names
+ * padded to its columns and what has no name in hex, so that
+ * input_getevent_field_event() reads back the same event.  Returns 0, or
+ * -ENOSPC when it does not fit in size bytes (64 always do).
+ */
+int input_getevent_field_format(const struct touch_event *ev, char *buf,
+				size_t size);
+
 #endif

@@ -22,6 +22,7 @@
 #include "loop.h"
 #include "metrics.h"
 #include "pidfile.h"
+#include "record.h"
 #include "retention.h"
 #include "source.h"
 #include "status.h"
@@ -87,6 +88,7 @@ struct live {
 	struct attrib *attrib; /* NULL: taps go to the foreground */
 	int pidfd;
 	struct retention *retention; /* NULL without --retain-days */
+	struct record *rec;	     /* NULL without --record */
 	struct loop_timer *tick;     /* the heartbeat, armed while busy */
 	int64_t last_tick_ns;	     /* when the heartbeat last ran */
 	int64_t active_ns;	     /* the last fd event, for ACTIVE_MS */
@@ -325,6 +327,10 @@ on_tick(void *ctx)
 		log_warnx("cannot store taps: %s", strerror(-rc));
 	for (i = 0; i < l->n_src; i++)
 		source_tick(l->src[i], l->pipe);
+	/* A recording rotates between taps, never through one. */
+	if (l->rec && pipeline_pending(l->pipe) == 0 &&
+	    !pipeline_gesture_in_progress(l->pipe))
+		record_idle(l->rec);
 	status_update(l->status, fill_status, &sc);
 	report_store(l);
 	if (loop_timer_at(l->tick, live_busy(l, now) ? now + TICK_MS * MS
@@ -462,6 +468,7 @@ add_source(struct live *l, enum source_role role)
 	env.status = l->status;
 	env.now_ns = loop_now_ns();
 	env.loop = l->loop;
+	env.record = l->rec;
 	rc = source_create(&l->specs[role], &env, &src);
 	if (rc < 0)
 		return rc;
@@ -485,6 +492,7 @@ start_attrib(struct live *l, const struct gesture_axis *ax,
 	cfg.sysroot = l->o->sysroot;
 	cfg.db = l->db;
 	cfg.fg = l->pcfg.fg;
+	cfg.record = l->rec;
 	rc = attrib_axes(l->have_dev ? &l->dev : NULL, ax, ay, &axes);
 	rc = attrib_live_new(&cfg, rc == 0 ? &axes : NULL, &l->attrib);
 	l->pcfg.attrib = l->attrib;
@@ -514,6 +522,8 @@ start_pipeline(struct live *l)
 	pipeline_configure(&l->pcfg, &l->o->thresholds,
 			   l->have_dev ? &l->dev : NULL, have_axes ? &ax : NULL,
 			   have_axes ? &ay : NULL);
+	if (have_axes)
+		record_set_axes(l->rec, ax.min, ax.max, ay.min, ay.max);
 	l->pcfg.store = l->store;
 	for (i = 0; i < l->n_src && !l->pcfg.fg; i++)
 		l->pcfg.fg = source_timeline(l->src[i]);
@@ -745,6 +755,17 @@ live_run(const struct live_options *o)
 	if (rc < 0)
 		goto out;
 	report_store(&l);
+	if (o->record) {
+		struct record_config rcfg;
+
+		memset(&rcfg, 0, sizeof(rcfg));
+		rcfg.dir = o->record;
+		rcfg.max_bytes = o->record_max_bytes;
+		rcfg.dev = l.have_dev ? &l.dev : NULL;
+		rc = record_open(&rcfg, &l.rec);
+		if (rc < 0)
+			goto out;
+	}
 	rc = start_sources(&l);
 	if (rc < 0)
 		goto out;
@@ -814,6 +835,8 @@ out:
 	pipeline_free(l.pipe);
 	attrib_free(l.attrib);
 	retention_free(l.retention);
+	/* After the sources and the attribution, which write into it. */
+	record_free(l.rec);
 	metrics_free(l.metrics);
 	control_free(l.control);
 	events_free(l.events);

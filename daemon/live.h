@@ -29,6 +29,9 @@ struct live_options {
 	const char *dumpsys_bin;
 	const char *getprop_bin;
 	const char *trace_dir; /* where perfetto writes; NULL for Android's */
+	/* --record DIR: a recorded session of the run (record.h), or NULL. */
+	const char *record;
+	uint64_t record_max_bytes; /* 0 for RECORD_MAX_BYTES_DEFAULT */
 	struct pipeline_options thresholds;
 };
 

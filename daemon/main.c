@@ -198,6 +198,12 @@ usage(FILE *out)
 		"(default 30, 0 keeps all)\n"
 		"  --trace-dir DIR        where perfetto writes (default "
 		"/data/misc/perfetto-traces)\n"
+		"  --record DIR           also write what is read as a session "
+		"that tapd replay\n"
+		"                         --session DIR replays (a new "
+		"directory)\n"
+		"  --record-max-mb N      rotate the recording to DIR.1 past N "
+		"MiB (default 64)\n"
 		"  --perfetto-bin P, --dumpsys-bin D, --getprop-bin G\n"
 		"                         the Android tools to run (for tests: "
 		"fakes)\n" HELP_SYSROOT "\n"
@@ -446,6 +452,22 @@ opt_retain_days(const char *arg, void *dst)
 	return 0;
 }
 
+/* --record-max-mb: whole MiB. */
+static int
+opt_record_max(const char *arg, void *dst)
+{
+	int64_t mb;
+
+	if (parse_int64(arg, 1, 1048576, &mb) < 0) {
+		log_error("invalid --record-max-mb '%s': expected a whole "
+			  "number of MiB from 1 to 1048576",
+			  arg);
+		return -EINVAL;
+	}
+	*(uint64_t *)dst = (uint64_t)mb * 1024 * 1024;
+	return 0;
+}
+
 /*
  * The options run and replay share, in their place in both: the sources,
  * the device, the database and the API.  Both option structs name them
@@ -535,6 +557,9 @@ cmd_run(int argc, char **argv)
 			{"dumpsys-bin", &o.dumpsys_bin, NULL, NULL},
 			{"getprop-bin", &o.getprop_bin, NULL, NULL},
 			{"trace-dir", &o.trace_dir, NULL, NULL},
+			{"record", &o.record, NULL, NULL},
+			{"record-max-mb", NULL, opt_record_max,
+			 &o.record_max_bytes},
 		};
 
 		rc = parse_command(argc, argv, opts, N_OPTIONS(opts),

@@ -63,9 +63,12 @@ struct source_env {
 	 * children (dumpsys window) watches them there instead of waiting.
 	 */
 	struct loop *loop;
+	/* tapd run --record: where live sources copy what they read. */
+	struct record *record;
 };
 
 struct loop;
+struct record;
 struct source;
 
 /*

@@ -11,6 +11,7 @@
 #include "foreground.h"
 #include "foreground_live.h"
 #include "log.h"
+#include "record.h"
 #include "source.h"
 #include "status.h"
 
@@ -100,6 +101,7 @@ source_fg_auto_create(const char *arg, const struct source_env *env,
 	cfg.dumpsys_bin = env->dumpsys_bin;
 	cfg.status = env->status;
 	cfg.loop = env->loop;
+	cfg.record = env->record;
 	rc = foreground_live_new(&cfg, sf->timeline, &sf->fgl);
 	if (rc < 0)
 		goto out;
@@ -213,7 +215,8 @@ static int
 source_fg_app_create(const char *arg, const struct source_env *env,
 		     struct source **out)
 {
-	(void)env;
+	/* One app from the start: a recording says so from time 0 on. */
+	record_foreground(env->record, 0, 0, arg);
 	return source_fg_file_create(&source_foreground_app, arg, out);
 }
 

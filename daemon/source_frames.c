@@ -170,6 +170,7 @@ source_live_frames_create(const struct source_kind *kind,
 	if (env->trace_dir)
 		cfg.trace_dir = env->trace_dir;
 	cfg.status = env->status;
+	cfg.record = env->record;
 	rc = frames_live_new(&cfg, &sf->fl);
 	if (rc < 0) {
 		free(sf);

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "loop.h"
 #include "pipeline.h"
+#include "record.h"
 #include "source.h"
 #include "status.h"
 
@@ -24,6 +25,7 @@
 struct source_evdev {
 	struct input_evdev *ie;
 	struct pipeline *pipe; /* during a dispatch only */
+	struct record *record; /* NULL unless --record */
 };
 
 static int
@@ -31,14 +33,17 @@ source_evdev_event(void *ctx, const struct touch_event *ev)
 {
 	struct source_evdev *se = ctx;
 
+	record_input(se->record, ev);
 	return pipeline_input(se->pipe, ev);
 }
 
 static void
 source_evdev_added(void *ctx, const char *path, const char *name)
 {
-	(void)ctx;
+	struct source_evdev *se = ctx;
+
 	log_info("reading touch screen '%s' \"%s\"", path, name);
+	record_input_device(se->record, path, name);
 }
 
 /*
@@ -134,6 +139,7 @@ source_evdev_create(const char *arg, const struct source_env *env,
 	cfg.device = arg;
 	cfg.sysroot = env->sysroot;
 	cfg.status = env->status;
+	se->record = env->record;
 	rc = input_evdev_new(&cfg, &se->ie);
 	if (rc < 0) {
 		free(se);
@@ -156,6 +162,7 @@ const struct source_kind source_input_evdev = {
 struct source_stream {
 	struct input_getevent_stream *s;
 	struct pipeline *pipe; /* during a dispatch only */
+	struct record *record; /* NULL unless --record */
 };
 
 static int
@@ -163,6 +170,7 @@ source_stream_event(void *ctx, const struct touch_event *ev)
 {
 	struct source_stream *ss = ctx;
 
+	record_input(ss->record, ev);
 	return pipeline_input(ss->pipe, ev);
 }
 
@@ -255,7 +263,6 @@ source_stream_create(const char *arg, const struct source_env *env,
 	struct source_stream *ss;
 	int rc;
 
-	(void)env;
 	*out = NULL;
 	ss = calloc(1, sizeof(*ss));
 	if (!ss)
@@ -265,6 +272,10 @@ source_stream_create(const char *arg, const struct source_env *env,
 		free(ss);
 		return rc;
 	}
+	/* The events the stream's chosen device gave, as one device. */
+	ss->record = env->record;
+	record_input_device(ss->record, input_getevent_stream_name(ss->s),
+			    "getevent stream");
 	return source_wrap(&source_input_getevent_stream, &source_stream_ops,
 			   ss, out);
 }

@@ -22,6 +22,7 @@
 
 #include "fixture.h"
 #include "input_getevent.h"
+#include "input_getevent_field.h"
 #include "input_getevent_int.h"
 #include "input_getevent_line.h"
 #include "log.h"
@@ -694,6 +695,76 @@ test_too_many_devices(void **state)
 	free(buf);
 }
 
+/*
+ * input_getevent_field_format(), as the recorder writes the live input:
+ * every event read back by the reader is the event written, labelled or
+ * in hex where getevent has no name (an unknown type and code, a key
+ * value other than UP, DOWN and REPEAT, a tool type without a name).
+ */
+static void
+test_format_round_trip(void **state)
+{
+	static const struct touch_event evs[] = {
+		{1000000000, EV_ABS, ABS_MT_TRACKING_ID, 7},
+		{1000000000, EV_ABS, ABS_MT_POSITION_X, 540},
+		{1000000000, EV_ABS, ABS_MT_POSITION_Y, 1200},
+		{1000000000, EV_ABS, ABS_MT_TOOL_TYPE, MT_TOOL_FINGER},
+		{1000000000, EV_ABS, ABS_MT_TOOL_TYPE, 9},
+		{1000000000, EV_KEY, BTN_TOUCH, 1},
+		{1000000000, EV_KEY, BTN_TOOL_FINGER, 5},
+		{1000000000, EV_SYN, SYN_REPORT, 0},
+		{1000016000, EV_ABS, 0x3e, -5},
+		{1000016000, 0x1f, 0x123, 42},
+		{1000016000, EV_SYN, SYN_DROPPED, 0},
+		{1000016000, EV_SYN, SYN_REPORT, 0},
+		{1002000001, EV_ABS, ABS_MT_TRACKING_ID, -1},
+		{1002000001, EV_KEY, BTN_TOUCH, 0},
+		{1002000001, EV_SYN, SYN_REPORT, 0},
+	};
+	const size_t n = sizeof(evs) / sizeof(evs[0]);
+	struct input_getevent *g = NULL;
+	struct touch_event got;
+	char fields[64], *log = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	(void)state;
+	f = open_memstream(&log, &len);
+	assert_non_null(f);
+	fprintf(f, "add device 1: /dev/input/event3\n  name:     \"x\"\n");
+	for (i = 0; i < n; i++) {
+		assert_int_equal(input_getevent_field_format(&evs[i], fields,
+							     sizeof(fields)),
+				 0);
+		fprintf(f, "[%8lld.%06lld] %s\n",
+			(long long)(evs[i].time_ns / 1000000000),
+			(long long)(evs[i].time_ns % 1000000000 / 1000),
+			fields);
+	}
+	assert_int_equal(fclose(f), 0);
+	/* Labels where getevent -l has them, hex where it has none. */
+	assert_non_null(strstr(log, "EV_KEY       BTN_TOUCH            DOWN"));
+	assert_non_null(strstr(
+		log, "EV_ABS       ABS_MT_TOOL_TYPE     MT_TOOL_FINGER"));
+	assert_non_null(
+		strstr(log, "001f         0123                 0000002a"));
+	assert_int_equal(input_getevent_field_format(&evs[0], fields, 10),
+			 -ENOSPC);
+	assert_int_equal(
+		input_getevent_open_mem(log, len, "round-trip", NULL, &g), 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(input_getevent_next(g, &got), 1);
+		/* The log has microseconds: the writer's ns are cut. */
+		assert_int_equal(got.time_ns, evs[i].time_ns / 1000 * 1000);
+		assert_int_equal(got.type, evs[i].type);
+		assert_int_equal(got.code, evs[i].code);
+		assert_int_equal(got.value, evs[i].value);
+	}
+	assert_int_equal(input_getevent_next(g, &got), 0);
+	input_getevent_free(g);
+	free(log);
+}
+
 int
 main(void)
 {
@@ -717,6 +788,7 @@ main(void)
 		cmocka_unit_test(test_busiest_screen),
 		cmocka_unit_test(test_no_touch_screen),
 		cmocka_unit_test(test_too_many_devices),
+		cmocka_unit_test(test_format_round_trip),
 	};
 
 	log_init("test_input_getevent", LOG_LEVEL_ERROR);

@@ -88,11 +88,13 @@ printf '%s\n' "WINDOW MANAGER WINDOWS (dumpsys window windows)" \
 	"  mFocusedApp=ActivityRecord{8a1b3f2 u0 $app/.MainActivity t42}" \
 	>/tmp/vm/dumpsys/window.out
 
-# tapd_start LOG STDOUT SETTLE_MS: tapd in the background, its pid in
-# tapd_pid.  Its dumpsys answers the taps of /tmp/vm/frames with frames of
-# the app's layer; the phone part's tapd (android-root.sh) has no taps
+# tapd_start LOG STDOUT SETTLE_MS [OPTION...]: tapd in the background,
+# with the options after the third, its pid in tapd_pid.  Its dumpsys
+# answers the taps of /tmp/vm/frames with frames of the app's layer; the phone part's tapd (android-root.sh) has no taps
 # model, so the variables go to this one only.
 tapd_start() {
+	tlog=$1 tout=$2 tsettle=$3
+	shift 3
 	TAPD_FAKE_TAPS=/tmp/vm/frames \
 		TAPD_FAKE_TAPS_LAYER="$app/$app.MainActivity#0" \
 		TAPD_FAKE_DUMPSYS_DIR=/tmp/vm/dumpsys \
@@ -100,8 +102,8 @@ tapd_start() {
 		--dumpsys-bin /bin/dumpsys --getprop-bin /bin/getprop \
 		--sysroot $root --db /tmp/tapd/taps.db \
 		--listen 127.0.0.1:7878 --pidfile /run/tapd.pid \
-		--log-file "$1" --settle-cap-ms "$3" -v \
-		>"$2" 2>&1 &
+		--log-file "$tlog" --settle-cap-ms "$tsettle" -v "$@" \
+		>"$tout" 2>&1 &
 	tapd_pid=$!
 }
 
@@ -116,9 +118,18 @@ listening() {
 	done
 }
 
+# The session the first run recorded beside measuring (--record), and its
+# database, for the host to replay and compare row for row (run.sh,
+# record_checks): a gzipped tar, in base64.
+record_export() {
+	say "@@BEGIN recording"
+	(cd /tmp && tar -cz rec tapd/taps.db*) | base64 >/dev/console
+	say "@@END recording"
+}
+
 tapd_pid=
 if [ "$MODE" = tapd ]; then
-	tapd_start /tmp/tapd/tapd.log /tmp/tapd/stdout 1000
+	tapd_start /tmp/tapd/tapd.log /tmp/tapd/stdout 1000 --record /tmp/rec
 	i=0
 	while ! grep -q '^listening on http://127.0.0.1:7878' /tmp/tapd/stdout \
 		/tmp/tapd/tapd.log 2>/dev/null; do
@@ -193,6 +204,7 @@ if [ "$MODE" = tapd ]; then
 	cat /tmp/tapd/stdout >/dev/console 2>&1
 	tail -n 400 /tmp/tapd/tapd.log >/dev/console 2>&1
 	say "@@END tapd-log"
+	record_export
 
 	# A SIGTERM while a tap still waits for its response window: a new
 	# run on the same database, one tap, stopped at once.  The tap must be

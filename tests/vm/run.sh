@@ -20,7 +20,9 @@
 #    again within a second, and its taps are stored;
 #  - the SYN_DROPPED forced by a flood while tapd was stopped is counted,
 #    flags the gesture it hit, and makes no phantom gesture;
-#  - tapd stops cleanly on SIGTERM.
+#  - tapd stops cleanly on SIGTERM;
+#  - the session the first run recorded (--record) replays on the host
+#    into the same rows of taps as the live run stored (record_checks).
 #
 # Two machines (VM_ARCH):
 #  - x86_64 (the default): Debian's amd64 kernel under qemu-system-x86_64,
@@ -116,11 +118,11 @@ die() {
 
 [ -n "${qemu:-}" ] || die "VM_ARCH '$arch' is not x86_64 or arm64"
 if [ "$arch" = x86_64 ]; then
-	tools="qemu-system-x86_64 busybox cpio gzip jq cc pkg-config ldd"
-	pkgs="qemu-system-x86 busybox-static cpio"
+	tools="qemu-system-x86_64 busybox cpio gzip jq cc pkg-config ldd sqlite3 base64"
+	pkgs="qemu-system-x86 busybox-static cpio sqlite3"
 else
-	tools="qemu-system-aarch64 cpio gzip jq clang readelf od cmp unzip"
-	pkgs="qemu-system-arm cpio clang lld unzip"
+	tools="qemu-system-aarch64 cpio gzip jq clang readelf od cmp unzip sqlite3 base64"
+	pkgs="qemu-system-arm cpio clang lld unzip sqlite3"
 fi
 for tool in $tools; do
 	command -v "$tool" >/dev/null 2>&1 ||
@@ -469,6 +471,56 @@ check "the pending tap is stored once, as truncated" 1 \
 check "the pending tap keeps its app" com.vmtest.app \
 	"$(echo "$ptaps" | jq -r --arg u "$pup" \
 		'.taps[] | select(.t_up_ns == $u) | .app' 2>/dev/null)"
+
+# tapd run --record: the first run wrote a session while it measured
+# (init.sh's record_export prints it with that run's database).  A
+# replay of it on this machine, with the thresholds the live run had
+# (--settle-cap-ms 1000), must store the same rows, in t_up order: every
+# column of taps but two.  wall_ns: the live daemon takes it from
+# REALTIME - MONOTONIC read every 10 s, the replay from the one pair of
+# device.json, apart by the time between two clock reads.  id: the order
+# rows were stored in, which is the order taps were finalized in; live, a
+# swipe is stored at once while an earlier long press waits for its
+# frames' next poll, in a replay the frames are all there already.
+record_checks() {
+	local rdir=$vm/recording host_tapd=$build/tapd cols q live replayed
+	rm -rf "$rdir"
+	mkdir -p "$rdir"
+	if ! section recording | base64 -d 2>/dev/null | tar -C "$rdir" -xz 2>/dev/null; then
+		bad "record: no recording came out of the VM"
+		return
+	fi
+	for f in input.getevent foreground.log device.json latency windows.log processes.log; do
+		if [ -e "$rdir/rec/$f" ]; then
+			ok
+		else
+			bad "record: no $f in the recording"
+		fi
+	done
+	check "record: device.json has the clock anchor" true \
+		"$(jq '(.clock.realtime_ns | tonumber) > 0 and (.clock.monotonic_ns | tonumber) > 0' \
+			"$rdir/rec/device.json" 2>/dev/null)"
+	[ -x "$host_tapd" ] || { bad "record: '$host_tapd' is missing: run make"; return; }
+	"$host_tapd" replay --session "$rdir/rec" --db "$rdir/replay.db" \
+		--settle-cap-ms 1000 >"$rdir/replay.out" 2>&1
+	check "record: the replay of the recording exits 0" 0 "$?"
+	cols=$(sqlite3 -batch -noheader "$rdir/tapd/taps.db" \
+		"SELECT group_concat(name, ', ') FROM pragma_table_info('taps') WHERE name NOT IN ('id', 'wall_ns')")
+	q="SELECT $cols FROM taps ORDER BY t_up_ns"
+	live=$(sqlite3 -batch -noheader "$rdir/tapd/taps.db" "$q" 2>&1)
+	replayed=$(sqlite3 -batch -noheader "$rdir/replay.db" "$q" 2>&1)
+	check "record: the live run stored every gesture" "$ngest" \
+		"$(printf '%s\n' "$live" | grep -c .)"
+	if [ "$live" = "$replayed" ]; then
+		ok
+		echo "$label: record: $(printf '%s\n' "$live" | grep -c .) rows replayed as stored live ($cols)"
+	else
+		bad "record: the replay's taps differ from the live run's"
+		diff <(echo "$live") <(echo "$replayed") | head -n 20
+		tail -n 20 "$rdir/replay.out"
+	fi
+}
+record_checks
 
 gesture_fail=$fail
 
