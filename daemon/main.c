@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buckets.h"
 #include "live.h"
 #include "log.h"
 #include "parse.h"
@@ -394,6 +395,20 @@ parse_command(int argc, char **argv, const struct cmd_option *opts, size_t n,
 	return -1;
 }
 
+/* Checks --buckets before anything starts (the metrics parse it again). */
+static int
+check_buckets(const char *spec)
+{
+	struct buckets *b = NULL;
+	int rc;
+
+	if (!spec)
+		return 0;
+	rc = buckets_parse(spec, &b);
+	buckets_free(b);
+	return rc;
+}
+
 /* The exit code of a command's run: 2 for a bad setting, 1 for a failure. */
 static int
 exit_code(int rc)
@@ -441,6 +456,7 @@ opt_retain_days(const char *arg, void *dst)
 		{"frames", &(o).frames, NULL, NULL},                           \
 		{"foreground", &(o).foreground, NULL, NULL},                   \
 		{"device", &(o).device, NULL, NULL},                           \
+		{"buckets", &(o).buckets, NULL, NULL},                         \
 		{"db", &(o).db, NULL, NULL},                                   \
 		{"listen", &(o).listen, NULL, NULL},                           \
 	{                                                                      \
@@ -472,6 +488,8 @@ cmd_replay(int argc, char **argv)
 		log_error("replay needs --db PATH");
 		return 2;
 	}
+	if (check_buckets(o.buckets) < 0)
+		return 2;
 	if (o.token_file && !o.listen) {
 		log_error("--token-file goes with --listen");
 		return 2;
@@ -533,6 +551,8 @@ cmd_run(int argc, char **argv)
 		return 2;
 	}
 #endif
+	if (check_buckets(o.buckets) < 0)
+		return 2;
 	run_memory_setup();
 	return exit_code(live_run(&o));
 }
@@ -549,6 +569,7 @@ cmd_serve(int argc, char **argv)
 			{"db", &o.db, NULL, NULL},
 			{"listen", &o.listen, NULL, NULL},
 			{"token-file", &o.token_file, NULL, NULL},
+			{"buckets", &o.buckets, NULL, NULL},
 		};
 
 		rc = parse_command(argc, argv, opts, N_OPTIONS(opts), NULL);
@@ -559,6 +580,8 @@ cmd_serve(int argc, char **argv)
 		log_error("serve needs --db PATH");
 		return 2;
 	}
+	if (check_buckets(o.buckets) < 0)
+		return 2;
 	o.stop = &stop_flag;
 	catch_stop_signals();
 	return exit_code(serve_run(&o));

@@ -13,6 +13,7 @@ struct serve_options {
 	const char *db;
 	const char *listen;	/* NULL for the default 127.0.0.1:7878 */
 	const char *token_file; /* NULL for none */
+	const char *buckets;	/* --buckets, NULL for the defaults */
 	const volatile sig_atomic_t *stop; /* set by the signal handler */
 };
 

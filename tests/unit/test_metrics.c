@@ -28,13 +28,36 @@
 
 #define MS 1000000LL
 
-/* The bucket bounds metrics.c documents, in ns. */
-static const int64_t bounds_ns[] = {
-	8 * MS,	  16 * MS,  25 * MS,   33 * MS,	  50 * MS,
-	75 * MS,  100 * MS, 150 * MS,  200 * MS,  300 * MS,
-	500 * MS, 750 * MS, 1000 * MS, 2000 * MS, 5000 * MS,
-};
-#define NBOUNDS (sizeof(bounds_ns) / sizeof(bounds_ns[0]))
+/*
+ * The default bucket bounds buckets.h documents, in ns, built here from
+ * its words: 10 ms, every millisecond to 60 ms, then each bound 2% above
+ * the last, floored to 0.1 ms (to 1 ms from 1 s), up to 10 s.
+ */
+#define NBOUNDS 313
+static int64_t bounds_ns[NBOUNDS];
+
+static void
+bounds_build(void)
+{
+	int64_t v = 10 * MS, next, grain;
+	size_t n = 0;
+
+	bounds_ns[n++] = v;
+	while (v < 60 * MS) {
+		v += MS;
+		bounds_ns[n++] = v;
+	}
+	for (;;) {
+		grain = v < 1000 * MS ? MS / 10 : MS;
+		next = (v + v / 50) / grain * grain;
+		if (next >= 10000 * MS)
+			break;
+		assert_true(n < NBOUNDS - 1);
+		bounds_ns[n++] = v = next;
+	}
+	bounds_ns[n++] = 10000 * MS;
+	assert_int_equal(n, NBOUNDS);
+}
 
 /* ---- The checker ---- */
 
@@ -943,5 +966,6 @@ main(void)
 		cmocka_unit_test(test_threads),
 	};
 
+	bounds_build();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
