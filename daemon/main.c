@@ -177,6 +177,12 @@ usage(FILE *out)
 		"  --pace X               replay at X times the recorded speed "
 		"(1 = real time;\n"
 		"                         default: as fast as possible)\n"
+		"  --buckets LIST         /metrics' histogram bounds in "
+		"seconds, "
+		"comma-separated\n"
+		"                         (default: 313 from 0.01 to 10 s, "
+		"each "
+		"1 ms or 2%% wide)\n"
 		"  -v, --verbose          more messages (twice for debug)\n"
 		"  -q, --quiet            errors only\n"
 		"\n"
@@ -199,12 +205,14 @@ usage(FILE *out)
 		"/data/misc/perfetto-traces)\n"
 		"  --perfetto-bin P, --dumpsys-bin D, --getprop-bin G\n"
 		"                         the Android tools to run (for tests: "
-		"fakes)\n" HELP_SYSROOT "\n"
+		"fakes)\n"
+		"  --buckets LIST         as for replay\n" HELP_SYSROOT "\n"
 		"serve answers the HTTP API over an existing database, "
 		"read-only, until SIGINT\n"
 		"or SIGTERM; it prints 'listening on http://HOST:PORT' first.\n"
 		"  --db PATH, --listen HOST:PORT (default 127.0.0.1:7878), "
-		"--token-file FILE, -v, -q\n");
+		"--token-file FILE,\n"
+		"  --buckets LIST, -v, -q\n");
 }
 
 static int
