@@ -9,7 +9,9 @@
 # device and per model (joined through tapd_device_info), and over the
 # farm; each is compared with the exact nearest rank over the four
 # databases merged in sqlite3.  The table is printed; p50 and p90 of
-# every group of at least 100 taps must be within 2% (or 1 ms).  Then
+# every group of at least 100 taps must be within 2% (or 1 ms).  A
+# control, one database served again with tapd's former buckets in a job
+# of its own, must be caught off by more than that.  Then
 # every query of the Grafana dashboard (init/grafana/tapd.json) must
 # answer with at least one series; the panels over series tapd does not
 # expose yet (PENDING below) are counted as skipped, by name, until it
@@ -88,6 +90,19 @@ for d in "${devices[@]}"; do
 		"$(curl -s "$url/metrics" | grep -c "^tapd_device_info{serial=\"$serial\",manufacturer=\"$maker\",model=\"$model\",")"
 done
 
+# A control: FARM0002's database served with the buckets tapd had before
+# (8, 16, 25, 33, 50, 75, 100, 150, 200, 300, 500, 750 ms, 1, 2, 5 s),
+# in a job of its own, which the comparison must find too coarse.
+old_buckets=0.008,0.016,0.025,0.033,0.05,0.075,0.1,0.15,0.2,0.3,0.5,0.75,1,2,5
+if ! start_server "$work/control.out" "$TAPD" serve \
+	--db "$work/FARM0002/taps.db" --listen 127.0.0.1:0 \
+	--buckets "$old_buckets"; then
+	ko "tapd serve of the control" "$(cat "$work/control.out.err")"
+	done_
+fi
+control=127.0.0.1:$port
+control_pid=$pid
+
 mkdir -p "$work/prom"
 cat >"$work/prom/prometheus.yml" <<EOF
 global:
@@ -97,6 +112,9 @@ scrape_configs:
   - job_name: tapd
     static_configs:
       - targets: [$targets]
+  - job_name: control
+    static_configs:
+      - targets: ['$control']
 EOF
 prometheus --config.file="$work/prom/prometheus.yml" \
 	--storage.tsdb.path="$work/prom/data" \
@@ -126,12 +144,12 @@ query() {
 # Every target up, with its device info scraped at least twice.
 up=0
 for i in $(seq 1 300); do
-	up=$(query 'sum(up) and count(count_over_time(tapd_device_info[1m]) >= 2) == 4' |
+	up=$(query 'sum(up) and count(count_over_time(tapd_device_info[1m]) >= 2) == 5' |
 		jq -r '.[0].value[1] // 0')
-	[ "$up" = 4 ] && break
+	[ "$up" = 5 ] && break
 	sleep 0.1
 done
-check "the four targets are up and scraped twice" 4 "$up"
+check "the five targets are up and scraped twice" 5 "$up"
 
 # The exact nearest ranks from the databases, merged.
 merged="$work/merged.db"
@@ -164,13 +182,14 @@ exact() {
 		ORDER BY k"
 }
 
-# promq BY METRIC Q: "key<TAB>seconds" per group.
+# promq BY METRIC Q [JOB]: "key<TAB>seconds" per group, of the farm's
+# job (or JOB).
 promq() {
-	local by=$1 metric=$2 q=$3 inner expr
-	inner="${metric}_bucket"
+	local by=$1 metric=$2 q=$3 job=${4:-tapd} inner expr
+	inner="${metric}_bucket{job=\"$job\"}"
 	case ",$by," in
 	*,serial,* | *,model,*)
-		inner="$inner * on (instance) group_left (serial, model) tapd_device_info"
+		inner="$inner * on (instance) group_left (serial, model) tapd_device_info{job=\"$job\"}"
 		;;
 	esac
 	expr="histogram_quantile($q, sum by (${by:+$by, }le) ($inner))"
@@ -234,6 +253,41 @@ if [ "$gated" -gt 0 ] && [ ${#bad[@]} -eq 0 ]; then
 else
 	ko "histogram_quantile off the nearest rank ($gated compared)" "${bad[@]}"
 fi
+
+# The control: with the old buckets, some p50 or p90 of FARM0002's apps
+# is off by more than the tolerance, which shows the comparison can fail.
+worst=$(for q in 50 90; do
+	promq app tapd_tap_first_frame_seconds "0.$q" control >"$work/c.tsv"
+	sqlite3 -separator $'\t' "$merged" "
+		WITH r AS (SELECT app, first AS v,
+			row_number() OVER (PARTITION BY app ORDER BY first) AS rn,
+			count(*) OVER (PARTITION BY app) AS n
+			FROM t WHERE serial = 'FARM0002' AND first IS NOT NULL)
+		SELECT app, v FROM r WHERE rn = max(1, (n * $q + 99) / 100)
+		AND n >= $MIN_TAPS" | while IFS=$'\t' read -r app ns; do
+		awk -F'\t' -v a="$app" -v e="$ns" -v q="$q" '$1 == a {
+			d = $2 * 1e9 - e; if (d < 0) d = -d
+			tol = e * 0.02; if (tol < 1e6) tol = 1e6
+			printf "%.2f p%s %s exact %.3f ms, old buckets %.3f ms\n", d / tol, q, a, e / 1e6, $2 * 1e3
+		}' "$work/c.tsv"
+	done
+done | sort -rn | head -n 1)
+if awk -v w="${worst%% *}" 'BEGIN { exit !(w + 0 > 1) }'; then
+	ok "control: the old buckets miss by ${worst%% *} times the tolerance (${worst#* })"
+else
+	ko "control: the old buckets were not caught" "${worst:-no answer}"
+fi
+
+# The control goes away before the dashboard's queries, which span every
+# job: its failed scrape marks its series stale at once.
+stop_server "$control_pid"
+n=0
+for i in $(seq 1 300); do
+	n=$(query 'count(tapd_device_info)' | jq -r '.[0].value[1] // 0')
+	[ "$n" = 4 ] && break
+	sleep 0.1
+done
+check "the control's series gone stale" 4 "$n"
 
 # Series the dashboard shows that tapd does not expose yet: a query over
 # them is skipped, by name, while no target has them, and must answer once
