@@ -14,9 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "adb.h"
 #include "arg.h"
 #include "cmd.h"
 #include "cmd_apps.h"
+#include "cmd_devices.h"
 #include "cmd_health.h"
 #include "cmd_percentiles.h"
 #include "cmd_session.h"
@@ -48,6 +50,7 @@ static const struct {
 	{"tail", cmd_tail, cmd_tail_usage},
 	{"trace", cmd_trace, cmd_trace_usage},
 	{"session", cmd_session, cmd_session_usage},
+	{"devices", cmd_devices, cmd_devices_usage},
 };
 
 #define TAPCTL_NCMDS (sizeof(tapctl_cmds) / sizeof(tapctl_cmds[0]))
@@ -69,8 +72,9 @@ tapctl_usage(FILE *f)
 {
 	size_t i;
 
-	fputs("usage: tapctl [--url URL] [--token-file FILE] [--json] "
-	      "[--timeout S] COMMAND\n"
+	fputs("usage: tapctl [--url URL | --serial SERIAL | --all] "
+	      "[--token-file FILE] [--json]\n"
+	      "              [--timeout S] COMMAND\n"
 	      "commands:\n",
 	      f);
 	for (i = 0; i < TAPCTL_NCMDS; i++)
@@ -78,6 +82,11 @@ tapctl_usage(FILE *f)
 	fputs("options:\n"
 	      "  --url URL          the API (default $TAPD_URL, "
 	      "else " TAPCTL_DEFAULT_URL ")\n"
+	      "  --serial SERIAL    the tapd of that adb device, through an "
+	      "adb forward of a\n"
+	      "                     free local port, removed after\n"
+	      "  --all              a read command on every adb device, one "
+	      "table\n"
 	      "  --token-file FILE  send the bearer token in FILE's first "
 	      "line\n"
 	      "  --json             print the server's JSON instead of tables\n"
@@ -149,9 +158,15 @@ main(int argc, char **argv)
 		{"timeout", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
+		{"serial", required_argument, NULL, 's'},
+		{"all", no_argument, NULL, 'a'},
 		{NULL, 0, NULL, 0},
 	};
+	struct cmd_devices_globals globals = {NULL, NULL};
+	const char *serial = NULL;
+	int all = 0, fwd_port = 0;
 	static char token[TAPCTL_TOKEN_MAX];
+	char fwd_url[64];
 	const char *url = NULL, *token_file = NULL, *env;
 	double timeout_s = TAPCTL_DEFAULT_TIMEOUT_S;
 	struct cmd_ctx ctx;
@@ -167,6 +182,13 @@ main(int argc, char **argv)
 			break;
 		case 't':
 			token_file = optarg;
+			globals.token_file = optarg;
+			break;
+		case 's':
+			serial = optarg;
+			break;
+		case 'a':
+			all = 1;
 			break;
 		case 'j':
 			ctx.json = 1;
@@ -179,6 +201,7 @@ main(int argc, char **argv)
 					optarg);
 				return CMD_EXIT_USAGE;
 			}
+			globals.timeout = optarg;
 			break;
 		case 'h':
 			tapctl_usage(stdout);
@@ -210,12 +233,32 @@ main(int argc, char **argv)
 		tapctl_usage(stderr);
 		return CMD_EXIT_USAGE;
 	}
+	if ((url != NULL) + (serial != NULL) + all > 1) {
+		fprintf(stderr, "tapctl: --url, --serial and --all do not go "
+				"together\n");
+		return CMD_EXIT_USAGE;
+	}
+	if (all) {
+		if (ctx.json) {
+			fprintf(stderr, "tapctl: --all prints tables, not "
+					"--json\n");
+			return CMD_EXIT_USAGE;
+		}
+		return cmd_devices_all(&globals, argc - optind, argv + optind);
+	}
+	if (token_file != NULL && tapctl_read_token(token_file, token) < 0)
+		return CMD_EXIT_USAGE;
+	if (serial != NULL) {
+		if (adb_forward(serial, ADB_TAPD_PORT, &fwd_port) < 0)
+			return CMD_EXIT_CONNECT;
+		snprintf(fwd_url, sizeof(fwd_url), "http://127.0.0.1:%d",
+			 fwd_port);
+		url = fwd_url;
+	}
 	if (url == NULL && (env = getenv("TAPD_URL")) != NULL && *env != '\0')
 		url = env;
 	if (url == NULL)
 		url = TAPCTL_DEFAULT_URL;
-	if (token_file != NULL && tapctl_read_token(token_file, token) < 0)
-		return CMD_EXIT_USAGE;
 	ctx.timeout_s = (long)ceil(timeout_s);
 	rc = http_new(url, token_file ? token : NULL,
 		      (long)ceil(timeout_s * 1000), &ctx.http);
@@ -225,16 +268,23 @@ main(int argc, char **argv)
 			"tapctl: bad URL '%s': it must be http://HOST:PORT or "
 			"https://HOST:PORT\n",
 			url);
-		return CMD_EXIT_USAGE;
+		rc = CMD_EXIT_USAGE;
+		goto out;
 	}
 	if (rc < 0) {
 		fprintf(stderr, "tapctl: cannot set up the HTTP client: %s\n",
 			strerror(-rc));
-		return CMD_EXIT_USAGE;
+		rc = CMD_EXIT_USAGE;
+		goto out;
 	}
 	/* A closed pipe on stdout is a write error to report, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
 	rc = fn(&ctx, argc - optind, argv + optind);
 	http_free(ctx.http);
+out:
+	/* The forward goes whatever the command did. */
+	if (fwd_port > 0 && adb_forward_remove(serial, fwd_port) < 0 &&
+	    rc == CMD_EXIT_OK)
+		rc = CMD_EXIT_CONNECT;
 	return rc;
 }

@@ -10,7 +10,9 @@
 #include <sys/stat.h>
 
 #include "api_request.h"
+#include "devid.h"
 #include "gesture.h"
+#include "metrics.h"
 #include "status.h"
 #include "store.h"
 #include "tapjson.h"
@@ -209,6 +211,19 @@ api_health_live(cJSON *root, const struct status_snapshot *snap,
 	return 0;
 }
 
+/* "device": the identity (devid.h), or null when none is known. */
+static int
+api_health_device(struct api_request *rq, cJSON *root)
+{
+	struct devid id;
+	cJSON *obj;
+
+	if (metrics_device(api_request_metrics(rq), &id) < 0)
+		return cJSON_AddNullToObject(root, "device") ? 0 : -ENOMEM;
+	obj = cJSON_AddObjectToObject(root, "device");
+	return obj ? devid_to_json(&id, obj) : -ENOMEM;
+}
+
 int
 api_health_get(struct api_request *rq)
 {
@@ -232,6 +247,9 @@ api_health_get(struct api_request *rq)
 		goto out;
 	rc = api_health_live(root, status ? &snap : NULL,
 			     api_request_started_ns(rq), &degraded);
+	if (rc < 0)
+		goto out;
+	rc = api_health_device(rq, root);
 	if (rc < 0)
 		goto out;
 	rc = api_health_database(rq, root);

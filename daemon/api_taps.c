@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "api_request.h"
+#include "devid.h"
+#include "metrics.h"
 #include "store_taps.h"
 #include "tapjson.h"
 
@@ -22,11 +24,17 @@
 enum taps_format { FORMAT_JSON, FORMAT_NDJSON, FORMAT_CSV };
 
 static const char *const params[] = {
-	"app",	   "since",    "until", "kind",	  "status",
-	"session", "after_id", "limit", "format", NULL,
+	"app",	    "since", "until",  "kind", "status", "session",
+	"after_id", "limit", "format", "with", NULL,
 };
 
 static const char *const formats[] = {"json", "ndjson", "csv", NULL};
+
+/*
+ * with=device: the device's identity (devid.h) on every tap, so that the
+ * lines of many phones loaded into one table say whose they are.
+ */
+static const char *const withs[] = {"device", NULL};
 
 /* The validated filters of one request. */
 struct taps_query {
@@ -37,6 +45,8 @@ struct taps_query {
 	int64_t after_id;
 	int64_t limit;
 	int format;
+	int with;     /* -1, or 0 for with=device */
+	char *device; /* with=device: the identity as JSON text */
 };
 
 /* Reads and checks every parameter; a bad one has its 400 queued. */
@@ -52,6 +62,8 @@ read_query(struct api_request *rq, struct taps_query *q)
 	q->after_id = 0;
 	q->limit = TAPS_LIMIT_DEFAULT;
 	q->format = FORMAT_JSON;
+	q->with = -1;
+	q->device = NULL;
 	if ((rc = api_request_allow(rq, params)) < 0 ||
 	    (rc = api_request_param_word(rq, "app", TAPS_APP_MAX, &q->app)) <
 		    0 ||
@@ -68,8 +80,15 @@ read_query(struct api_request *rq, struct taps_query *q)
 	    (rc = api_request_param_int(rq, "limit", 1, TAPS_LIMIT_MAX,
 					&q->limit)) < 0 ||
 	    (rc = api_request_param_enum(rq, "format", formats, &q->format)) <
-		    0)
+		    0 ||
+	    (rc = api_request_param_enum(rq, "with", withs, &q->with)) < 0)
 		return rc;
+	if (q->with == 0 && q->format == FORMAT_CSV) {
+		api_request_reply_error(rq, 400, "bad_request",
+					"with=device goes with format=json or "
+					"ndjson");
+		return -EINVAL;
+	}
 	if (q->since >= 0 && q->until >= 0)
 		return api_request_check_range(rq, q->since, q->until);
 	return 0;
@@ -121,7 +140,13 @@ write_tap(FILE *f, const struct taps_query *q, int64_t id,
 		return -ENOMEM;
 	if (q->format == FORMAT_JSON && !first)
 		fputc(',', f);
-	fputs(text, f);
+	if (q->device) {
+		/* The object's closing brace, after the device. */
+		fwrite(text, 1, strlen(text) - 1, f);
+		fprintf(f, ",\"device\":%s}", q->device);
+	} else {
+		fputs(text, f);
+	}
 	if (q->format == FORMAT_NDJSON)
 		fputc('\n', f);
 	cJSON_free(text);
@@ -149,6 +174,28 @@ taps_row(void *ctx, int64_t id, const struct store_tap *tap)
 	return 0;
 }
 
+/* The device's identity as one JSON object text ("null" when unknown). */
+static int
+device_text(struct api_request *rq, char **out)
+{
+	struct devid id;
+	cJSON *obj = NULL;
+
+	*out = NULL;
+	if (metrics_device(api_request_metrics(rq), &id) == 0) {
+		obj = cJSON_CreateObject();
+		if (!obj || devid_to_json(&id, obj) < 0) {
+			cJSON_Delete(obj);
+			return -ENOMEM;
+		}
+	} else {
+		obj = cJSON_CreateNull();
+	}
+	*out = obj ? cJSON_PrintUnformatted(obj) : NULL;
+	cJSON_Delete(obj);
+	return *out ? 0 : -ENOMEM;
+}
+
 int
 api_taps_get(struct api_request *rq)
 {
@@ -167,6 +214,8 @@ api_taps_get(struct api_request *rq)
 	int rc;
 
 	if ((rc = read_query(rq, &q)) < 0)
+		return rc;
+	if (q.with == 0 && (rc = device_text(rq, &q.device)) < 0)
 		return rc;
 	taps_filter(&q, &filter);
 	if ((rc = api_request_store(rq, &st)) < 0)
@@ -209,5 +258,6 @@ out:
 	if (f)
 		fclose(f);
 	free(buf);
+	cJSON_free(q.device);
 	return rc;
 }

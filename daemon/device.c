@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "parse.h"
+#include "tapjson.h"
 
 /* device.json is a few hundred bytes; anything near this is not one. */
 #define DEVICE_MAX_SIZE (1024 * 1024)
@@ -78,6 +79,46 @@ get_axis(const cJSON *touch, const char *key, const char *name,
 	axis->min = min;
 	axis->max = max;
 	(*have)++;
+	return 0;
+}
+
+/*
+ * A text member of the identity: a string of 1 to max bytes of UTF-8
+ * without control characters, since it becomes a Prometheus label and a
+ * JSON string.  A missing member leaves out as it is.
+ */
+static int
+get_text(const cJSON *obj, const char *key, const char *name, size_t max,
+	 char *out)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+	const unsigned char *p;
+	size_t len, n;
+
+	if (!item || cJSON_IsNull(item))
+		return 0;
+	if (!cJSON_IsString(item)) {
+		log_warnx("cannot read '%s': \"%s\" is not a string", name,
+			  key);
+		return -EINVAL;
+	}
+	len = strlen(item->valuestring);
+	if (len == 0 || len > max) {
+		log_warnx("cannot read '%s': \"%s\" is %zu bytes long, not 1 "
+			  "to %zu",
+			  name, key, len, max);
+		return -EINVAL;
+	}
+	for (p = (const unsigned char *)item->valuestring; *p; p += n) {
+		n = tapjson_utf8_len(p);
+		if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
+			log_warnx("cannot read '%s': \"%s\" holds a control "
+				  "character or a byte that is not UTF-8",
+				  name, key);
+			return -EINVAL;
+		}
+	}
+	memcpy(out, item->valuestring, len + 1);
 	return 0;
 }
 
@@ -277,6 +318,18 @@ device_parse(const char *json, size_t len, const char *name,
 	if (rc == 0)
 		rc = get_int(root, "android_sdk", name, 1, 1000,
 			     &info->android_sdk);
+	if (rc == 0)
+		rc = get_text(root, "serial", name, DEVICE_TEXT_MAX,
+			      info->serial);
+	if (rc == 0)
+		rc = get_text(root, "manufacturer", name, DEVICE_TEXT_MAX,
+			      info->manufacturer);
+	if (rc == 0)
+		rc = get_text(root, "model", name, DEVICE_TEXT_MAX,
+			      info->model);
+	if (rc == 0)
+		rc = get_text(root, "fingerprint", name, DEVICE_FINGERPRINT_MAX,
+			      info->fingerprint);
 	if (rc < 0)
 		goto out;
 	touch = cJSON_GetObjectItemCaseSensitive(root, "touch");

@@ -19,6 +19,11 @@
  */
 #define DEVICE_CLOCK_MAX_NS INT64_C(4102444800000000000)
 
+/* The longest serial, manufacturer and model (getprop's value limit). */
+#define DEVICE_TEXT_MAX 91
+/* The longest build fingerprint. */
+#define DEVICE_FINGERPRINT_MAX 255
+
 struct device_axis {
 	int32_t min, max;
 };
@@ -40,6 +45,15 @@ struct device_info {
 	 */
 	int have_clock;
 	int64_t clock_realtime_ns, clock_monotonic_ns;
+	/*
+	 * The device's identity (devid.h): "serial", "manufacturer", "model"
+	 * and "fingerprint", as getprop gives ro.serialno and the rest; ""
+	 * when absent.
+	 */
+	char serial[DEVICE_TEXT_MAX + 1];
+	char manufacturer[DEVICE_TEXT_MAX + 1];
+	char model[DEVICE_TEXT_MAX + 1];
+	char fingerprint[DEVICE_FINGERPRINT_MAX + 1];
 };
 
 /*
@@ -51,7 +65,9 @@ struct device_info {
  * key twice in any object, or a known key has a value of the wrong type
  * or out of range (sizes 1 to 100000, density 1 to 10000 dpi, refresh 1
  * to 1000 Hz, sdk 1 to 1000, axis min < max, clock values 0 to
- * DEVICE_CLOCK_MAX_NS).
+ * DEVICE_CLOCK_MAX_NS, the identity's texts 1 to DEVICE_TEXT_MAX bytes
+ * (the fingerprint DEVICE_FINGERPRINT_MAX) of UTF-8 without control
+ * characters).
  */
 int device_load(const char *path, struct device_info *info);
 

@@ -17,6 +17,7 @@
 #include "control.h"
 #include "datadir.h"
 #include "device.h"
+#include "devid.h"
 #include "events.h"
 #include "log.h"
 #include "loop.h"
@@ -79,6 +80,8 @@ struct live {
 	struct source_spec specs[SOURCE_ROLE_COUNT];
 	struct device_info dev;
 	int have_dev;
+	/* The device's identity: getprop, then device.json's keys. */
+	struct devid id;
 	/* The sources, in the order they were made. */
 	struct source *src[SOURCE_ROLE_COUNT];
 	struct live_watch watch[SOURCE_ROLE_COUNT];
@@ -270,8 +273,10 @@ begin_run_late(struct live *l)
 {
 	if (l->run_id || store_full(l->store))
 		return;
-	if (store_begin_run(l->store, "live", l->source, &l->run_id) == 0)
+	if (store_begin_run(l->store, "live", l->source, &l->run_id) == 0) {
 		log_info("running (run %" PRId64 ")", l->run_id);
+		store_run_device(l->store, &l->id);
+	}
 }
 
 /*
@@ -423,6 +428,22 @@ check_options(struct live *l)
 	return pipeline_check(&pcfg);
 }
 
+/*
+ * The device's identity: getprop's (each property bounded by
+ * DEVID_TIMEOUT_MS), then what device.json names, which the operator
+ * gave on purpose.  A desktop without getprop has only device.json's.
+ */
+static void
+identify(struct live *l)
+{
+	devid_clear(&l->id);
+	if (devid_probe(&l->id, l->o->getprop_bin, DEVID_TIMEOUT_MS) < 0)
+		log_info("no device identity from '%s'",
+			 l->o->getprop_bin ? l->o->getprop_bin : "getprop");
+	if (l->have_dev)
+		devid_from_device(&l->id, &l->dev);
+}
+
 static int
 start_api(struct live *l)
 {
@@ -436,8 +457,11 @@ start_api(struct live *l)
 		rc = control_new(&l->control);
 	if (rc == 0)
 		rc = metrics_new(&l->metrics);
+	if (rc == 0)
+		rc = metrics_set_buckets(l->metrics, l->o->buckets);
 	if (rc < 0)
 		return rc;
+	metrics_set_device(l->metrics, &l->id);
 	api_config_default(&cfg);
 	if (l->o->listen)
 		cfg.listen = l->o->listen;
@@ -751,6 +775,7 @@ live_run(const struct live_options *o)
 	 * rather than not configured.
 	 */
 	starting(&l);
+	identify(&l);
 	rc = start_api(&l);
 	if (rc < 0)
 		goto out;
@@ -780,6 +805,8 @@ live_run(const struct live_options *o)
 	 * held in memory, and the run is recorded once there is room.
 	 */
 	rc = store_begin_run(l.store, "live", l.source, &l.run_id);
+	if (rc == 0)
+		rc = store_run_device(l.store, &l.id);
 	if (rc == -ENOSPC) {
 		log_warnx("running without a run recorded in '%s': disk full "
 			  "(ENOSPC); taps are held in memory until there is "

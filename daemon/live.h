@@ -16,7 +16,8 @@ struct live_options {
 	const char *input;	/* "evdev" or "evdev:/dev/input/eventN" */
 	const char *frames;	/* "auto", "ftl", "latency" or "none" */
 	const char *foreground; /* "auto", "app:PACKAGE" or "none" */
-	const char *device; /* device.json (screen size, density), or NULL */
+	const char *device;  /* device.json (screen size, density), or NULL */
+	const char *buckets; /* --buckets: /metrics' bounds, NULL: defaults */
 	const char *db;
 	const char *listen; /* NULL for 127.0.0.1:7878 */
 	const char *token_file;

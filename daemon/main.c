@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buckets.h"
 #include "live.h"
 #include "log.h"
 #include "parse.h"
@@ -178,6 +179,12 @@ usage(FILE *out)
 		"  --pace X               replay at X times the recorded speed "
 		"(1 = real time;\n"
 		"                         default: as fast as possible)\n"
+		"  --buckets LIST         /metrics' histogram bounds in "
+		"seconds, "
+		"comma-separated\n"
+		"                         (default: 313 from 0.01 to 10 s, "
+		"each "
+		"1 ms or 2%% wide)\n"
 		"  -v, --verbose          more messages (twice for debug)\n"
 		"  -q, --quiet            errors only\n"
 		"\n"
@@ -206,13 +213,14 @@ usage(FILE *out)
 		"MiB (default 64)\n"
 		"  --perfetto-bin P, --dumpsys-bin D, --getprop-bin G\n"
 		"                         the Android tools to run (for tests: "
-		"fakes)\n" HELP_SYSROOT "\n"
+		"fakes)\n"
+		"  --buckets LIST         as for replay\n" HELP_SYSROOT "\n"
 		"serve answers the HTTP API over an existing database, "
 		"read-only, until SIGINT\n"
 		"or SIGTERM; it prints 'listening on http://HOST:PORT' first.\n"
 		"  --db PATH, --listen HOST:PORT (default 127.0.0.1:7878), "
 		"--token-file FILE, --no-ui,\n"
-		"  -v, -q\n");
+		"  --buckets LIST, -v, -q\n");
 }
 
 static int
@@ -415,6 +423,20 @@ parse_command(int argc, char **argv, const struct cmd_option *opts, size_t n,
 	return -1;
 }
 
+/* Checks --buckets before anything starts (the metrics parse it again). */
+static int
+check_buckets(const char *spec)
+{
+	struct buckets *b = NULL;
+	int rc;
+
+	if (!spec)
+		return 0;
+	rc = buckets_parse(spec, &b);
+	buckets_free(b);
+	return rc;
+}
+
 /* The exit code of a command's run: 2 for a bad setting, 1 for a failure. */
 static int
 exit_code(int rc)
@@ -478,6 +500,7 @@ opt_record_max(const char *arg, void *dst)
 		{"frames", &(o).frames, NULL, NULL},                           \
 		{"foreground", &(o).foreground, NULL, NULL},                   \
 		{"device", &(o).device, NULL, NULL},                           \
+		{"buckets", &(o).buckets, NULL, NULL},                         \
 		{"db", &(o).db, NULL, NULL},                                   \
 		{"listen", &(o).listen, NULL, NULL},                           \
 		{"token-file", &(o).token_file, NULL, NULL},                   \
@@ -510,6 +533,8 @@ cmd_replay(int argc, char **argv)
 		log_error("replay needs --db PATH");
 		return 2;
 	}
+	if (check_buckets(o.buckets) < 0)
+		return 2;
 	if (o.token_file && !o.listen) {
 		log_error("--token-file goes with --listen");
 		return 2;
@@ -574,6 +599,8 @@ cmd_run(int argc, char **argv)
 		return 2;
 	}
 #endif
+	if (check_buckets(o.buckets) < 0)
+		return 2;
 	run_memory_setup();
 	return exit_code(live_run(&o));
 }
@@ -591,6 +618,7 @@ cmd_serve(int argc, char **argv)
 			{"listen", &o.listen, NULL, NULL},
 			{"token-file", &o.token_file, NULL, NULL},
 			{"no-ui", NULL, opt_switch, &o.no_ui},
+			{"buckets", &o.buckets, NULL, NULL},
 		};
 
 		rc = parse_command(argc, argv, opts, N_OPTIONS(opts), NULL);
@@ -601,6 +629,8 @@ cmd_serve(int argc, char **argv)
 		log_error("serve needs --db PATH");
 		return 2;
 	}
+	if (check_buckets(o.buckets) < 0)
+		return 2;
 	o.stop = &stop_flag;
 	catch_stop_signals();
 	return exit_code(serve_run(&o));

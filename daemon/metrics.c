@@ -25,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "buckets.h"
+#include "devid.h"
 #include "log.h"
 #include "metrics.h"
 #include "status.h"
@@ -40,26 +42,9 @@
 #define METRICS_APP_OTHER   "other"
 
 /*
- * Upper bounds of the latency buckets, in ns (the exposition shows them in
- * seconds).  They follow frame intervals at the low end (8 ms is one frame
- * at 120 Hz, 16 ms at 60 Hz, 33 ms two frames at 60 Hz), where tap response
- * times cluster, and then widen towards the 5 s response window of the
- * correlator, so a histogram_quantile() is precise where it matters.
- * Comparing integers keeps the bucket of a value exact.
+ * The latency buckets are buckets.h's (the defaults or --buckets), the
+ * same for every app and both latencies, fixed before the first tap.
  */
-static const int64_t metrics_bounds_ns[] = {
-	8000000,   16000000,  25000000,	  33000000,   50000000,
-	75000000,  100000000, 150000000,  200000000,  300000000,
-	500000000, 750000000, 1000000000, 2000000000, 5000000000,
-};
-#define METRICS_NBOUNDS                                                        \
-	(sizeof(metrics_bounds_ns) / sizeof(metrics_bounds_ns[0]))
-
-/* The same bounds as the le label values. */
-static const char *const metrics_bounds_le[] = {
-	"0.008", "0.016", "0.025", "0.033", "0.05", "0.075", "0.1", "0.15",
-	"0.2",	 "0.3",	  "0.5",   "0.75",  "1",    "2",     "5",
-};
 
 #define METRICS_NKINDS STORE_KIND_COUNT
 /* The kinds that get response times: tap and long_press, the first two. */
@@ -69,7 +54,7 @@ static const char *const metrics_bounds_le[] = {
 
 struct metrics_hist {
 	/* Per bucket, not cumulative; the last one is +Inf. */
-	uint64_t counts[METRICS_NBOUNDS + 1];
+	uint64_t *counts;
 	uint64_t count;
 	int64_t sum_ns;
 };
@@ -90,6 +75,10 @@ struct metrics {
 	uint64_t gestures[METRICS_NKINDS];
 	uint64_t overflow;
 	int64_t created_wall_ns;
+	struct buckets *buckets;
+	/* The device's identity, for tapd_device_info and the API. */
+	struct devid dev;
+	int have_dev;
 };
 
 /*
@@ -182,6 +171,15 @@ metrics_search(const struct metrics *m, const char *name, int *found)
 	return lo;
 }
 
+static void
+metrics_app_free(struct metrics_app *a)
+{
+	free(a->first.counts);
+	free(a->settle.counts);
+	free(a->name);
+	free(a);
+}
+
 static int
 metrics_insert(struct metrics *m, size_t pos, const char *name,
 	       struct metrics_app **out)
@@ -199,8 +197,13 @@ metrics_insert(struct metrics *m, size_t pos, const char *name,
 	}
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return -ENOMEM;
-	if ((a->name = strdup(name)) == NULL) {
-		free(a);
+	a->first.counts =
+		calloc(buckets_count(m->buckets) + 1, sizeof(*a->first.counts));
+	a->settle.counts = calloc(buckets_count(m->buckets) + 1,
+				  sizeof(*a->settle.counts));
+	if (!a->first.counts || !a->settle.counts ||
+	    (a->name = strdup(name)) == NULL) {
+		metrics_app_free(a);
 		return -ENOMEM;
 	}
 	memmove(m->apps + pos + 1, m->apps + pos,
@@ -252,14 +255,9 @@ metrics_app_get(struct metrics *m, const char *app, struct metrics_app **out,
 }
 
 static void
-metrics_hist_add(struct metrics_hist *h, int64_t v_ns)
+metrics_hist_add(const struct metrics *m, struct metrics_hist *h, int64_t v_ns)
 {
-	size_t i;
-
-	for (i = 0; i < METRICS_NBOUNDS; i++)
-		if (v_ns <= metrics_bounds_ns[i])
-			break;
-	h->counts[i]++;
+	h->counts[buckets_index(m->buckets, v_ns)]++;
 	h->count++;
 	h->sum_ns = metrics_add_sat(h->sum_ns, v_ns);
 }
@@ -281,7 +279,12 @@ metrics_new(struct metrics **out)
 
 	if ((m = calloc(1, sizeof(*m))) == NULL)
 		return -ENOMEM;
+	if (buckets_new_default(&m->buckets) < 0) {
+		free(m);
+		return -ENOMEM;
+	}
 	if (pthread_mutex_init(&m->lock, NULL) != 0) {
+		buckets_free(m->buckets);
 		free(m);
 		return -ENOMEM;
 	}
@@ -297,11 +300,10 @@ metrics_free(struct metrics *m)
 
 	if (m == NULL)
 		return;
-	for (i = 0; i < m->napps; i++) {
-		free(m->apps[i]->name);
-		free(m->apps[i]);
-	}
+	for (i = 0; i < m->napps; i++)
+		metrics_app_free(m->apps[i]);
 	free(m->apps);
+	buckets_free(m->buckets);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
@@ -329,10 +331,61 @@ metrics_count(struct metrics *m, const char *app, int kind, int status,
 	if (status != 0)
 		return 0;
 	if (first_ns >= 0)
-		metrics_hist_add(&a->first, first_ns);
+		metrics_hist_add(m, &a->first, first_ns);
 	if (settle_ns >= 0)
-		metrics_hist_add(&a->settle, settle_ns);
+		metrics_hist_add(m, &a->settle, settle_ns);
 	return 0;
+}
+
+int
+metrics_set_buckets(struct metrics *m, const char *spec)
+{
+	struct buckets *b = NULL;
+	int rc;
+
+	if (spec == NULL)
+		return 0;
+	if ((rc = buckets_parse(spec, &b)) < 0)
+		return rc;
+	pthread_mutex_lock(&m->lock);
+	if (m->napps > 0) {
+		rc = -EBUSY;
+	} else {
+		buckets_free(m->buckets);
+		m->buckets = b;
+		b = NULL;
+	}
+	pthread_mutex_unlock(&m->lock);
+	buckets_free(b);
+	return rc;
+}
+
+void
+metrics_set_device(struct metrics *m, const struct devid *id)
+{
+	if (m == NULL)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->dev = *id;
+	m->have_dev = devid_known(id);
+	pthread_mutex_unlock(&m->lock);
+}
+
+int
+metrics_device(struct metrics *m, struct devid *out)
+{
+	int rc = -ENOENT;
+
+	devid_clear(out);
+	if (m == NULL)
+		return rc;
+	pthread_mutex_lock(&m->lock);
+	if (m->have_dev) {
+		*out = m->dev;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return rc;
 }
 
 int
@@ -416,6 +469,9 @@ metrics_load(struct metrics *m, struct store *st)
 	if ((rc = metrics_load_apps(m, st)) < 0 ||
 	    (rc = store_taps_scan(st, metrics_load_tap, m)) < 0)
 		log_warnx("cannot read the taps for the metrics");
+	/* A served file names the device of its latest run. */
+	if (rc == 0 && !m->have_dev && store_device_latest(st, &m->dev) == 0)
+		m->have_dev = devid_known(&m->dev);
 	store_read_end(st);
 out:
 	pthread_mutex_unlock(&m->lock);
@@ -525,21 +581,18 @@ metrics_render_hist(struct metrics_buf *b, const struct metrics *m,
 		    const char *name, int settle)
 {
 	const struct metrics_hist *h;
+	size_t i, j, nb = buckets_count(m->buckets);
 	uint64_t cum;
-	size_t i, j;
 
 	for (i = 0; i < m->napps; i++) {
 		h = settle ? &m->apps[i]->settle : &m->apps[i]->first;
 		cum = 0;
-		for (j = 0; j <= METRICS_NBOUNDS; j++) {
+		for (j = 0; j <= nb; j++) {
 			cum += h->counts[j];
 			metrics_printf(b, "%s_bucket{app=\"", name);
 			metrics_put_label(b, m->apps[i]->name);
 			metrics_printf(b, "\",le=\"%s\"} %" PRIu64 "\n",
-				       j < METRICS_NBOUNDS
-					       ? metrics_bounds_le[j]
-					       : "+Inf",
-				       cum);
+				       buckets_le(m->buckets, j), cum);
 		}
 		metrics_printf(b, "%s_sum{app=\"", name);
 		metrics_put_label(b, m->apps[i]->name);
@@ -668,6 +721,52 @@ metrics_render_status(struct metrics_buf *b, const struct status_snapshot *s)
 	}
 }
 
+/* A label of the device's: name="value" (empty when unknown). */
+static void
+metrics_put_pair(struct metrics_buf *b, const char *name, const char *value,
+		 int last)
+{
+	metrics_printf(b, "%s=\"", name);
+	metrics_put_label(b, value);
+	metrics_puts(b, last ? "\"} 1\n" : "\",");
+}
+
+static void
+metrics_put_number(struct metrics_buf *b, const char *name, int32_t v, int last)
+{
+	char text[16] = "";
+
+	if (v > 0)
+		snprintf(text, sizeof(text), "%d", (int)v);
+	metrics_put_pair(b, name, text, last);
+}
+
+/*
+ * The device's identity and display as info metrics, so that a query
+ * joins them to the tap metrics of the same target (on instance) without
+ * labels set by hand in the scrape config.  Called with the lock held.
+ */
+static void
+metrics_render_device(struct metrics_buf *b, const struct devid *d)
+{
+	metrics_family(b, "tapd_device_info", "gauge",
+		       "Always 1; the labels name the device measured.");
+	metrics_puts(b, "tapd_device_info{");
+	metrics_put_pair(b, "serial", d->serial, 0);
+	metrics_put_pair(b, "manufacturer", d->manufacturer, 0);
+	metrics_put_pair(b, "model", d->model, 0);
+	metrics_put_pair(b, "fingerprint", d->fingerprint, 0);
+	metrics_put_number(b, "sdk", d->sdk, 0);
+	metrics_put_pair(b, "abi", d->abi, 1);
+	metrics_family(b, "tapd_display_info", "gauge",
+		       "Always 1; the labels describe the device's display.");
+	metrics_puts(b, "tapd_display_info{");
+	metrics_put_number(b, "refresh_hz", d->refresh_hz, 0);
+	metrics_put_number(b, "width", d->width, 0);
+	metrics_put_number(b, "height", d->height, 0);
+	metrics_put_number(b, "density_dpi", d->density_dpi, 1);
+}
+
 int
 metrics_render(struct metrics *m, const struct status_snapshot *snap,
 	       char **text, size_t *len)
@@ -678,6 +777,8 @@ metrics_render(struct metrics *m, const struct status_snapshot *snap,
 	if (m != NULL) {
 		pthread_mutex_lock(&m->lock);
 		metrics_render_taps(&b, m);
+		if (m->have_dev)
+			metrics_render_device(&b, &m->dev);
 		pthread_mutex_unlock(&m->lock);
 	}
 	if (snap != NULL)

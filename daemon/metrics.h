@@ -1,17 +1,18 @@
 /*
  * Prometheus metrics (text exposition format 0.0.4) for /metrics: per-app
- * histograms of both latencies in seconds with fixed buckets, counters of
+ * histograms of both latencies in seconds (buckets.h), counters of
  * taps by app and status and of gestures by kind, input events,
  * SYN_DROPPED, frames read, packets dropped, source up/down gauges, the
- * frame source's lag, and build info.  Tap metrics are fed by the ingest
- * thread as taps are stored (or seeded from the database when serving
- * one); the rest is read from the status snapshot at scrape time.
+ * frame source's lag, build info and the device's identity.  Tap metrics are
+ * fed by the ingest thread as taps are stored (or seeded from the database when
+ * serving one); the rest is read from the status snapshot at scrape time.
  */
 #ifndef TAPD_METRICS_H
 #define TAPD_METRICS_H
 
 #include <stddef.h>
 
+struct devid;
 struct metrics;
 struct status_snapshot;
 struct store;
@@ -22,6 +23,25 @@ int metrics_new(struct metrics **out);
 
 /* NULL is a no-op. */
 void metrics_free(struct metrics *m);
+
+/*
+ * Replaces the latency buckets (the defaults until then) with the list
+ * spec, as --buckets gives it (buckets_parse()); NULL keeps them.
+ * Returns 0, -EINVAL for a bad list (logged), -EBUSY once a tap was
+ * counted, or -ENOMEM.
+ */
+int metrics_set_buckets(struct metrics *m, const char *spec);
+
+/*
+ * Sets the device's identity (tapd_device_info, tapd_display_info, and
+ * for the API metrics_device()); one with no field known takes it away.
+ * A NULL m is a no-op.  Without it, metrics_load() takes the identity of
+ * the database's latest run.
+ */
+void metrics_set_device(struct metrics *m, const struct devid *id);
+
+/* Copies the identity into *out: 0, or -ENOENT when none is known. */
+int metrics_device(struct metrics *m, struct devid *out);
 
 /*
  * Counts one stored gesture (any kind).  Thread-safe.  Returns 0, -EINVAL

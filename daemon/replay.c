@@ -366,6 +366,7 @@ check_options(struct replay *r)
 			return rc;
 		}
 		r->have_dev = 1;
+		devid_from_device(&r->id, &r->dev);
 	}
 	return 0;
 }
@@ -656,6 +657,8 @@ replay_run(const struct replay_options *opts, FILE *out)
 		goto out;
 	}
 	rc = store_begin_run(r.store, "replay", source, &run_id);
+	if (rc == 0)
+		rc = store_run_device(r.store, &r.id);
 	if (rc < 0) {
 		if (rc == -ENOSPC)
 			log_error("cannot record the run in '%s': disk full "

@@ -26,9 +26,10 @@ struct replay_options {
 	const char *frames;	/* "ftl:FILE", "latency:DIR" or "none" */
 	const char *foreground; /* "log:FILE" or "app:PACKAGE" */
 	const char *device;	/* device.json */
-	const char *windows;	/* "log:FILE" or "none" (attrib.h) */
-	const char *processes;	/* "log:FILE" */
-	const char *db;		/* the database to write (required) */
+	const char *buckets;   /* --buckets: /metrics' bounds, NULL: defaults */
+	const char *windows;   /* "log:FILE" or "none" (attrib.h) */
+	const char *processes; /* "log:FILE" */
+	const char *db;	       /* the database to write (required) */
 	struct pipeline_options
 		thresholds; /* --slop-px, --long-press-ms, ... */
 	/*

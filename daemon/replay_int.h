@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "device.h"
+#include "devid.h"
 #include "pipeline.h"
 #include "replay.h"
 #include "source.h"
@@ -30,6 +31,8 @@ struct replay {
 	char *text[SOURCE_ROLE_COUNT];
 	struct source_spec specs[SOURCE_ROLE_COUNT];
 	char *device_path;
+	/* The device's identity from device.json, stored with the run. */
+	struct devid id;
 	struct device_info dev;
 	int have_dev;
 	/* The sources, in the order they were made; input is among them. */

@@ -152,8 +152,11 @@ replay_serve_start(struct replay *r)
 		rc = control_new(&r->control);
 	if (rc == 0)
 		rc = metrics_new(&r->metrics);
+	if (rc == 0)
+		rc = metrics_set_buckets(r->metrics, r->opts->buckets);
 	if (rc < 0)
 		return rc;
+	metrics_set_device(r->metrics, &r->id);
 	api_config_default(&cfg);
 	cfg.listen = r->opts->listen;
 	cfg.token_file = r->opts->token_file;

@@ -29,6 +29,8 @@ serve_run(const struct serve_options *opts)
 	rc = status_new("serve", &status);
 	if (rc == 0)
 		rc = metrics_new(&metrics);
+	if (rc == 0)
+		rc = metrics_set_buckets(metrics, opts->buckets);
 	if (rc < 0)
 		goto out;
 	status_set_source(status, STATUS_SOURCE_STORE, STATUS_HEALTH_UP,

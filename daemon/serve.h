@@ -14,6 +14,7 @@ struct serve_options {
 	const char *listen;	/* NULL for the default 127.0.0.1:7878 */
 	const char *token_file; /* NULL for none */
 	int no_ui;		/* --no-ui: no dashboard at / */
+	const char *buckets;	/* --buckets, NULL for the defaults */
 	const volatile sig_atomic_t *stop; /* set by the signal handler */
 };
 

@@ -235,6 +235,22 @@ int store_begin_run(struct store *st, const char *mode, const char *source,
  */
 int store_end_run(struct store *st, const char *stats_json);
 
+struct devid;
+
+/*
+ * Records the device of the open run (sql/009-device.sql, store_device.c);
+ * nothing when no field of id is known.  Returns 0, -EINVAL when no run
+ * is open, -EROFS on a read-only store, or a negative errno from SQLite.
+ */
+int store_run_device(struct store *st, const struct devid *id);
+
+/*
+ * The device of the latest run that recorded one, into *id (cleared
+ * first; a hand-edited text is made a valid label).  Returns 0, -ENOENT
+ * when no run did (or the file predates the table), or a negative errno.
+ */
+int store_device_latest(struct store *st, struct devid *id);
+
 /*
  * The most taps the writer holds in memory while its disk is full; past
  * it, new taps are dropped (store_dropped()).

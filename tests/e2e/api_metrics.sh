@@ -102,10 +102,32 @@ fi
 
 # Every bucket, count and sum of both histograms, for every app: the
 # database counts the ok taps at or under each bound.
-les=(0.008 0.016 0.025 0.033 0.05 0.075 0.1 0.15 0.2 0.3 0.5 0.75 1 2 5)
-bounds=(8000000 16000000 25000000 33000000 50000000 75000000 100000000
-	150000000 200000000 300000000 500000000 750000000 1000000000
-	2000000000 5000000000)
+# The default bounds, built from buckets.h's words: 10 ms, every
+# millisecond to 60 ms, then each bound 2% above the last, floored to
+# 0.1 ms (1 ms from 1 s), up to 10 s; each with its le label.
+bounds=()
+les=()
+while read -r b le; do
+	bounds+=("$b")
+	les+=("$le")
+done < <(awk 'BEGIN {
+	v = 10000000; print v
+	while (v < 60000000) { v += 1000000; print v }
+	for (;;) {
+		g = v < 1000000000 ? 100000 : 1000000
+		n = int((v + int(v / 50)) / g) * g
+		if (n >= 10000000000) break
+		v = n; print v
+	}
+	print 10000000000
+}' | awk '{ s = sprintf("%d.%09d", int($1 / 1e9), $1 % 1e9)
+	sub(/0+$/, "", s); sub(/\.$/, "", s); print $1, s }')
+nb=${#bounds[@]}
+if [ "$nb" = 313 ]; then
+	ok "the default buckets: 313 bounds from 10 ms to 10 s"
+else
+	ko "the default buckets: $nb bounds, not 313"
+fi
 for metric in first_frame settle; do
 	col=${metric}_ns
 	fam=tapd_tap_${metric}_seconds
@@ -131,15 +153,15 @@ for metric in first_frame settle; do
 		done
 		inf=$(sample "${fam}_bucket{app=\"$app\",le=\"+Inf\"}")
 		count=$(sample "${fam}_count{app=\"$app\"}")
-		if [ "$inf" != "${v[15]}" ] || [ "$count" != "${v[15]}" ]; then
+		if [ "$inf" != "${v[nb]}" ] || [ "$count" != "${v[nb]}" ]; then
 			all_ok=0
-			details+=("$app: database $((v[15])) taps, +Inf $inf, _count $count")
+			details+=("$app: database $((v[nb])) taps, +Inf $inf, _count $count")
 		fi
 		sum=$(sample "${fam}_sum{app=\"$app\"}")
-		if ! awk -v a="$sum" -v b="${v[16]}" \
+		if ! awk -v a="$sum" -v b="${v[nb + 1]}" \
 			'BEGIN { d = a - b / 1e9; exit !(d < 1e-6 && d > -1e-6) }'; then
 			all_ok=0
-			details+=("$app: _sum $sum, database ${v[16]} ns")
+			details+=("$app: _sum $sum, database ${v[nb + 1]} ns")
 		fi
 	done <"$work/db_hist"
 	if [ "$all_ok" = 1 ] && [ "$napps" -gt 0 ]; then

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "device.h"
+#include "devid.h"
 #include "log.h"
 
 static int
@@ -205,6 +206,77 @@ test_file(void **state)
 	assert_int_equal(device_load(path, &d), -ENOENT);
 }
 
+/*
+ * The identity keys: texts kept as given, and what the devid of a replay
+ * makes of them; a key of the wrong type, empty, too long or with a
+ * control character refuses the file.
+ */
+static void
+test_identity(void **state)
+{
+	char json[1024], big[DEVICE_FINGERPRINT_MAX + 2];
+	struct device_info d;
+	struct devid id;
+
+	(void)state;
+	assert_int_equal(parse("{\"serial\": \"R5CT\", \"manufacturer\": "
+			       "\"samsung\", \"model\": \"SM-S911B\", "
+			       "\"fingerprint\": \"samsung/dm1q/dm1q:14/UP1A/"
+			       "1:user/release-keys\", \"android_sdk\": 34, "
+			       "\"refresh_hz\": 120, \"density_dpi\": 420}",
+			       &d),
+			 0);
+	assert_string_equal(d.serial, "R5CT");
+	assert_string_equal(d.manufacturer, "samsung");
+	assert_string_equal(d.model, "SM-S911B");
+	devid_clear(&id);
+	assert_false(devid_known(&id));
+	devid_from_device(&id, &d);
+	assert_true(devid_known(&id));
+	assert_string_equal(id.serial, "R5CT");
+	assert_string_equal(id.fingerprint,
+			    "samsung/dm1q/dm1q:14/UP1A/1:user/release-keys");
+	assert_int_equal(id.sdk, 34);
+	assert_int_equal(id.refresh_hz, 120);
+	assert_int_equal(id.density_dpi, 420);
+	assert_int_equal(id.width, 0);
+	assert_string_equal(id.abi, "");
+	/* Absent keys stay empty. */
+	assert_int_equal(parse("{\"model\": \"Pixel 8\"}", &d), 0);
+	assert_string_equal(d.serial, "");
+	assert_string_equal(d.model, "Pixel 8");
+	assert_int_equal(parse("{\"serial\": 42}", &d), -EINVAL);
+	assert_int_equal(parse("{\"model\": \"\"}", &d), -EINVAL);
+	assert_int_equal(parse("{\"model\": \"a\\nb\"}", &d), -EINVAL);
+	assert_int_equal(parse("{\"model\": \"\\u0007\"}", &d), -EINVAL);
+	memset(big, 'f', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	snprintf(json, sizeof(json), "{\"fingerprint\": \"%s\"}", big);
+	assert_int_equal(parse(json, &d), -EINVAL);
+	big[DEVICE_FINGERPRINT_MAX] = '\0';
+	snprintf(json, sizeof(json), "{\"fingerprint\": \"%s\"}", big);
+	assert_int_equal(parse(json, &d), 0);
+	assert_int_equal(strlen(d.fingerprint), DEVICE_FINGERPRINT_MAX);
+}
+
+/* devid_set_text(): trimmed, cut at a character, bad bytes as '?'. */
+static void
+test_set_text(void **state)
+{
+	char out[8];
+
+	(void)state;
+	devid_set_text(out, sizeof(out), "  ab\tc \n");
+	assert_string_equal(out, "ab?c");
+	devid_set_text(out, sizeof(out), "\xff\xfex");
+	assert_string_equal(out, "??x");
+	/* "abcde" and a 3-byte character do not fit in 7 bytes: cut before. */
+	devid_set_text(out, sizeof(out), "abcde\xe2\x82\xac");
+	assert_string_equal(out, "abcde");
+	devid_set_text(out, sizeof(out), "");
+	assert_string_equal(out, "");
+}
+
 int
 main(void)
 {
@@ -216,6 +288,8 @@ main(void)
 		cmocka_unit_test(test_clock_range),
 		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_file),
+		cmocka_unit_test(test_identity),
+		cmocka_unit_test(test_set_text),
 	};
 
 	/* The invalid cases log their reasons; the test checks the codes. */

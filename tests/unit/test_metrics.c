@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "devid.h"
 #include "fixture.h"
 #include "metrics.h"
 #include "status.h"
@@ -28,13 +29,36 @@
 
 #define MS 1000000LL
 
-/* The bucket bounds metrics.c documents, in ns. */
-static const int64_t bounds_ns[] = {
-	8 * MS,	  16 * MS,  25 * MS,   33 * MS,	  50 * MS,
-	75 * MS,  100 * MS, 150 * MS,  200 * MS,  300 * MS,
-	500 * MS, 750 * MS, 1000 * MS, 2000 * MS, 5000 * MS,
-};
-#define NBOUNDS (sizeof(bounds_ns) / sizeof(bounds_ns[0]))
+/*
+ * The default bucket bounds buckets.h documents, in ns, built here from
+ * its words: 10 ms, every millisecond to 60 ms, then each bound 2% above
+ * the last, floored to 0.1 ms (to 1 ms from 1 s), up to 10 s.
+ */
+#define NBOUNDS 313
+static int64_t bounds_ns[NBOUNDS];
+
+static void
+bounds_build(void)
+{
+	int64_t v = 10 * MS, next, grain;
+	size_t n = 0;
+
+	bounds_ns[n++] = v;
+	while (v < 60 * MS) {
+		v += MS;
+		bounds_ns[n++] = v;
+	}
+	for (;;) {
+		grain = v < 1000 * MS ? MS / 10 : MS;
+		next = (v + v / 50) / grain * grain;
+		if (next >= 10000 * MS)
+			break;
+		assert_true(n < NBOUNDS - 1);
+		bounds_ns[n++] = v = next;
+	}
+	bounds_ns[n++] = 10000 * MS;
+	assert_int_equal(n, NBOUNDS);
+}
 
 /* ---- The checker ---- */
 
@@ -431,6 +455,58 @@ test_empty(void **state)
 	assert_null(strstr(text, "tapd_taps_total"));
 	assert_null(strstr(text, "tapd_input_events_total"));
 	free(text);
+}
+
+/*
+ * --buckets: a list of its own, the labels as given, a value on a bound in
+ * it; once a tap is counted the list stays.  And the device's identity as
+ * the two info metrics, a label escaped, unknown fields empty.
+ */
+static void
+test_buckets_device(void **state)
+{
+	struct devid id, back;
+	struct metrics *m;
+	char *text;
+
+	(void)state;
+	assert_int_equal(metrics_new(&m), 0);
+	assert_int_equal(metrics_device(m, &back), -ENOENT);
+	assert_int_equal(metrics_set_buckets(m, "0.05,x"), -EINVAL);
+	assert_int_equal(metrics_set_buckets(m, "0.016,0.05,1"), 0);
+	observe(m, "com.x", "tap", "ok", 16 * MS, 50 * MS + 1);
+	assert_int_equal(metrics_set_buckets(m, "0.1"), -EBUSY);
+	devid_clear(&id);
+	snprintf(id.serial, sizeof(id.serial), "S1");
+	snprintf(id.model, sizeof(id.model), "Phone \"7\"");
+	id.sdk = 34;
+	id.refresh_hz = 90;
+	metrics_set_device(m, &id);
+	assert_int_equal(metrics_device(m, &back), 0);
+	assert_string_equal(back.model, "Phone \"7\"");
+	text = render(m, NULL);
+	assert_true(sample(text, "tapd_tap_first_frame_seconds_bucket{app=\""
+				 "com.x\",le=\"0.016\"}") == 1);
+	assert_true(sample(text, "tapd_tap_settle_seconds_bucket{app=\""
+				 "com.x\",le=\"0.05\"}") == 0);
+	assert_true(sample(text, "tapd_tap_settle_seconds_bucket{app=\""
+				 "com.x\",le=\"1\"}") == 1);
+	assert_null(strstr(text, "le=\"0.01\""));
+	assert_non_null(strstr(
+		text, "\ntapd_device_info{serial=\"S1\",manufacturer=\"\","
+		      "model=\"Phone \\\"7\\\"\",fingerprint=\"\",sdk=\"34\","
+		      "abi=\"\"} 1\n"));
+	assert_non_null(strstr(text, "\ntapd_display_info{refresh_hz=\"90\","
+				     "width=\"\",height=\"\",density_dpi=\"\"} "
+				     "1\n"));
+	free(text);
+	/* An identity with nothing known takes it away. */
+	devid_clear(&id);
+	metrics_set_device(m, &id);
+	text = render(m, NULL);
+	assert_null(strstr(text, "tapd_device_info"));
+	free(text);
+	metrics_free(m);
 }
 
 static void
@@ -936,12 +1012,18 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty),	cmocka_unit_test(test_observe),
-		cmocka_unit_test(test_bad_tap), cmocka_unit_test(test_escaping),
-		cmocka_unit_test(test_cap),	cmocka_unit_test(test_status),
-		cmocka_unit_test(test_load),	cmocka_unit_test(test_load_cap),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_observe),
+		cmocka_unit_test(test_bad_tap),
+		cmocka_unit_test(test_escaping),
+		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_load_cap),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_buckets_device),
 	};
 
+	bounds_build();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

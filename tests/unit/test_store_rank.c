@@ -572,6 +572,7 @@ test_migrate(void **state)
 			     " DROP VIEW tap_windows;"
 			     " ALTER TABLE taps DROP COLUMN window;"
 			     " ALTER TABLE taps DROP COLUMN attribution;"
+			     " DROP TABLE run_devices;"
 			     " PRAGMA user_version = 2",
 			     NULL, NULL, NULL),
 		SQLITE_OK);
