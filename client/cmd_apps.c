@@ -18,11 +18,14 @@ static const struct opt_spec cmd_apps_opts[APPS_N] = {
 	[APPS_SINCE] = {.name = "since",
 			.kind = OPT_STRING,
 			.param = "since",
-			.arg = "S"},
+			.arg = "S",
+			.help = "taps from time S on (RFC 3339, Unix seconds, "
+				"90s, 2h, 7d)"},
 	[APPS_UNTIL] = {.name = "until",
 			.kind = OPT_STRING,
 			.param = "until",
-			.arg = "S"},
+			.arg = "S",
+			.help = "taps up to time S"},
 };
 
 void
@@ -159,7 +162,7 @@ cmd_apps(struct cmd_ctx *ctx, int argc, char **argv)
 		return CMD_EXIT_USAGE;
 	if (cmd_query(ctx, "/v1/apps", cmd_apps_opts, values, APPS_N, &path) <
 	    0) {
-		rc = CMD_EXIT_USAGE;
+		rc = CMD_EXIT_LOCAL;
 		goto out;
 	}
 	if ((rc = cmd_call_json(ctx, "GET", path, NULL, &r, &root)) != 0)
@@ -174,7 +177,7 @@ cmd_apps(struct cmd_ctx *ctx, int argc, char **argv)
 		rc = cmd_apps_table(apps);
 		if (rc == -EPROTO)
 			rc = view_array(apps, stdout);
-		rc = cmd_flush(rc < 0 ? CMD_EXIT_USAGE : CMD_EXIT_OK);
+		rc = cmd_flush(rc < 0 ? CMD_EXIT_LOCAL : CMD_EXIT_OK);
 	}
 out:
 	cJSON_Delete(root);
