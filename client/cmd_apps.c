@@ -78,9 +78,12 @@ static int
 cmd_apps_table(const cJSON *apps)
 {
 	static const char *const hdr[] = {
-		"APP",	      "GESTURES",   "TAPS",	  "OK",
-		"NO_RESP",    "FIRST_P50",  "FIRST_P90",  "FIRST_P99",
-		"SETTLE_P50", "SETTLE_P90", "SETTLE_P99",
+		"APP",		 "GESTURES",
+		"TAPS",		 "OK",
+		"NO_RESP",	 "FIRST_P50_MS",
+		"FIRST_P90_MS",	 "FIRST_P99_MS",
+		"SETTLE_P50_MS", "SETTLE_P90_MS",
+		"SETTLE_P99_MS",
 	};
 	static const char *const ps[] = {"50", "90", "99"};
 	char cells[11][64], app[256];
@@ -113,10 +116,10 @@ cmd_apps_table(const cJSON *apps)
 		nm = cmd_apps_count(st, "not_measured");
 		ok = cmd_apps_count(st, "ok");
 		nr = cmd_apps_count(st, "no_response");
-		/* The unknown app is null in the JSON. */
+		/* The server names the unknown app "unknown"; an older null. */
 		view_cell(name, app, sizeof(app));
 		table_format(cells[0], sizeof(cells[0]), "%s",
-			     cJSON_IsString(name) ? app : "(unknown)");
+			     cJSON_IsString(name) ? app : "unknown");
 		table_format(cells[1], sizeof(cells[1]), "%.0f", total);
 		table_format(cells[2], sizeof(cells[2]), "%.0f",
 			     nm >= 0 ? total - nm : total);
