@@ -208,7 +208,7 @@ usage_run(FILE *out)
 		    "top-app cpuset and dumpsys window (auto)");
 	fprintf(out, HELP_RUN_DB
 		"  --listen HOST:PORT     serve the HTTP API there (default "
-		"none)\n"
+		"127.0.0.1:7878)\n"
 		"  --token-file FILE      require 'Authorization: Bearer' with "
 		"this token\n"
 		"  --device FILE          device.json: screen size, density, "
