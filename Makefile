@@ -232,8 +232,9 @@ $(BUILD)/t/test_%: $(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/fixture.o \
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(CMOCKA_LIBS)
 
-# The client talks to tapd only over HTTP, so it shares no code with it.
-$(TAPCTL): $(CLIENT_SRCS:%.c=$(BUILD)/%.o)
+# The client talks to tapd only over HTTP, so it shares no code with it
+# but the build's version string, which both binaries print.
+$(TAPCTL): $(CLIENT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/version.o
 	@mkdir -p $(dir $@)
 	$(quiet) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CLIENT_LIBS) -lm -lpthread

@@ -16,16 +16,45 @@
 /* Set by SIGINT and SIGTERM while tail or trace runs. */
 static volatile sig_atomic_t cmd_stop;
 
+static void cmd_vsay(const char *label, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void
+cmd_vsay(const char *label, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "tapctl: %s", label);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void
 cmd_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("tapctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cmd_vsay("error: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void
+cmd_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cmd_vsay("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void
+cmd_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cmd_vsay("", fmt, ap);
+	va_end(ap);
 }
 
 static void
@@ -174,14 +203,14 @@ cmd_flush(int code)
 	p.fd = STDOUT_FILENO;
 	p.events = POLLOUT;
 	p.revents = 0;
-	if ((code == CMD_EXIT_OK || code == CMD_EXIT_USAGE) &&
+	if ((code == CMD_EXIT_OK || code == CMD_EXIT_LOCAL) &&
 	    (err == EPIPE || (poll(&p, 1, 0) == 1 && (p.revents & POLLERR))))
 		return CMD_EXIT_OK;
 	if (err != 0)
 		cmd_err("cannot write the output: %s", strerror(err));
 	else
 		cmd_err("cannot write the output");
-	return code == CMD_EXIT_OK ? CMD_EXIT_USAGE : code;
+	return code == CMD_EXIT_OK ? CMD_EXIT_LOCAL : code;
 }
 
 /* Prints a body as it came, with a final newline. */

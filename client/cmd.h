@@ -12,16 +12,22 @@
 #include <cjson/cJSON.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "http.h"
 #include "opt.h"
 
-/* The exit codes of tapctl (tapctl.1, README.md). */
+/*
+ * The exit codes of tapctl (tapctl.1, README.md).  A command that returns
+ * CMD_EXIT_USAGE has said what is wrong in one line; tapctl.c adds the
+ * "try 'tapctl CMD --help'" line after it.
+ */
 #define CMD_EXIT_OK	  0 /* done */
-#define CMD_EXIT_USAGE	  1 /* bad usage, or a local file or output failed */
-#define CMD_EXIT_CONNECT  2 /* no connection, or no answer in time */
+#define CMD_EXIT_LOCAL	  1 /* a local file, the output or memory failed */
+#define CMD_EXIT_USAGE	  2 /* bad usage: command, option or argument */
 #define CMD_EXIT_HTTP	  3 /* the server answered with an HTTP error */
 #define CMD_EXIT_RESPONSE 4 /* the answer is not what the API promises */
+#define CMD_EXIT_CONNECT  5 /* no connection, or no answer in time */
 
 struct cmd_ctx {
 	struct http *http;
@@ -32,8 +38,30 @@ struct cmd_ctx {
 /* A command, as tapctl.c's table names it. */
 typedef int (*cmd_fn)(struct cmd_ctx *ctx, int argc, char **argv);
 
-/* Prints "tapctl: " and the message, with a newline, on stderr. */
+/*
+ * An entry of tapctl.c's table of commands: all tapctl needs to run a
+ * command, list it in the usage, print its --help (and "tapctl help
+ * NAME") and complete it in a shell.  usage prints the command's synopsis
+ * through opt_synopsis(), whose mode (opt.h) makes the same call give the
+ * synopsis line, the --help text with a line per option, or the words a
+ * shell completes.  summary says what the command does, in a line or two
+ * (NULL: none).
+ */
+struct cmd_entry {
+	const char *name;
+	cmd_fn fn;
+	void (*usage)(FILE *f);
+	const char *summary;
+};
+
+/*
+ * Print "tapctl: error: " (what ends the command), "tapctl: warning: "
+ * (what it survives) or "tapctl: " (a note) and the message, with a
+ * newline, on stderr.
+ */
 void cmd_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cmd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cmd_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Lets SIGINT and SIGTERM end a long transfer cleanly: the handler only
@@ -67,7 +95,7 @@ int cmd_shape(struct cmd_ctx *ctx, const char *what);
 
 /*
  * Ends the output: flushes stdout and reports a failure to write it.
- * Returns code, or CMD_EXIT_USAGE when writing failed (a reader that went
+ * Returns code, or CMD_EXIT_LOCAL when writing failed (a reader that went
  * away is no failure).
  */
 int cmd_flush(int code);

@@ -18,11 +18,14 @@ static const struct opt_spec cmd_apps_opts[APPS_N] = {
 	[APPS_SINCE] = {.name = "since",
 			.kind = OPT_STRING,
 			.param = "since",
-			.arg = "S"},
+			.arg = "S",
+			.help = "taps from time S on (RFC 3339, Unix seconds, "
+				"90s, 2h, 7d)"},
 	[APPS_UNTIL] = {.name = "until",
 			.kind = OPT_STRING,
 			.param = "until",
-			.arg = "S"},
+			.arg = "S",
+			.help = "taps up to time S"},
 };
 
 void
@@ -75,9 +78,12 @@ static int
 cmd_apps_table(const cJSON *apps)
 {
 	static const char *const hdr[] = {
-		"APP",	      "GESTURES",   "TAPS",	  "OK",
-		"NO_RESP",    "FIRST_P50",  "FIRST_P90",  "FIRST_P99",
-		"SETTLE_P50", "SETTLE_P90", "SETTLE_P99",
+		"APP",		 "GESTURES",
+		"TAPS",		 "OK",
+		"NO_RESP",	 "FIRST_P50_MS",
+		"FIRST_P90_MS",	 "FIRST_P99_MS",
+		"SETTLE_P50_MS", "SETTLE_P90_MS",
+		"SETTLE_P99_MS",
 	};
 	static const char *const ps[] = {"50", "90", "99"};
 	char cells[11][64], app[256];
@@ -110,10 +116,10 @@ cmd_apps_table(const cJSON *apps)
 		nm = cmd_apps_count(st, "not_measured");
 		ok = cmd_apps_count(st, "ok");
 		nr = cmd_apps_count(st, "no_response");
-		/* The unknown app is null in the JSON. */
+		/* The server names the unknown app "unknown"; an older null. */
 		view_cell(name, app, sizeof(app));
 		table_format(cells[0], sizeof(cells[0]), "%s",
-			     cJSON_IsString(name) ? app : "(unknown)");
+			     cJSON_IsString(name) ? app : "unknown");
 		table_format(cells[1], sizeof(cells[1]), "%.0f", total);
 		table_format(cells[2], sizeof(cells[2]), "%.0f",
 			     nm >= 0 ? total - nm : total);
@@ -159,7 +165,7 @@ cmd_apps(struct cmd_ctx *ctx, int argc, char **argv)
 		return CMD_EXIT_USAGE;
 	if (cmd_query(ctx, "/v1/apps", cmd_apps_opts, values, APPS_N, &path) <
 	    0) {
-		rc = CMD_EXIT_USAGE;
+		rc = CMD_EXIT_LOCAL;
 		goto out;
 	}
 	if ((rc = cmd_call_json(ctx, "GET", path, NULL, &r, &root)) != 0)
@@ -174,7 +180,7 @@ cmd_apps(struct cmd_ctx *ctx, int argc, char **argv)
 		rc = cmd_apps_table(apps);
 		if (rc == -EPROTO)
 			rc = view_array(apps, stdout);
-		rc = cmd_flush(rc < 0 ? CMD_EXIT_USAGE : CMD_EXIT_OK);
+		rc = cmd_flush(rc < 0 ? CMD_EXIT_LOCAL : CMD_EXIT_OK);
 	}
 out:
 	cJSON_Delete(root);

@@ -25,7 +25,7 @@
 void
 cmd_devices_usage(FILE *f)
 {
-	fputs("  devices\n", f);
+	opt_synopsis(f, "devices", NULL, 0, NULL);
 }
 
 /* A string member of obj, or "-". */
@@ -100,7 +100,7 @@ cmd_devices(struct cmd_ctx *ctx, int argc, char **argv)
 		return CMD_EXIT_CONNECT;
 	if (ctx->json ? (arr = cJSON_CreateArray()) == NULL
 		      : table_new(5, hdr, &t) < 0) {
-		rc = CMD_EXIT_USAGE;
+		rc = CMD_EXIT_LOCAL;
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -120,7 +120,7 @@ cmd_devices(struct cmd_ctx *ctx, int argc, char **argv)
 			    !cJSON_AddBoolToObject(o, "tapd", answers) ||
 			    !cJSON_AddStringToObject(o, "version", version) ||
 			    !cJSON_AddStringToObject(o, "model", model)) {
-				rc = CMD_EXIT_USAGE;
+				rc = CMD_EXIT_LOCAL;
 				goto out;
 			}
 			continue;
@@ -131,13 +131,13 @@ cmd_devices(struct cmd_ctx *ctx, int argc, char **argv)
 		cells[3] = version;
 		cells[4] = model;
 		if (table_add(t, cells) < 0) {
-			rc = CMD_EXIT_USAGE;
+			rc = CMD_EXIT_LOCAL;
 			goto out;
 		}
 	}
 	if (arr) {
 		if ((text = cJSON_PrintUnformatted(arr)) == NULL) {
-			rc = CMD_EXIT_USAGE;
+			rc = CMD_EXIT_LOCAL;
 			goto out;
 		}
 		puts(text);
@@ -145,7 +145,7 @@ cmd_devices(struct cmd_ctx *ctx, int argc, char **argv)
 	} else if (n == 0) {
 		fputs("(no devices)\n", stdout);
 	} else if (table_print(t, stdout) < 0) {
-		rc = CMD_EXIT_USAGE;
+		rc = CMD_EXIT_LOCAL;
 	}
 	rc = cmd_flush(rc);
 out:
@@ -316,7 +316,7 @@ cmd_devices_all(const struct cmd_devices_globals *g, int argc, char **argv)
 	outs = calloc(n ? n : 1, sizeof(*outs));
 	cargv = calloc((size_t)argc + 8, sizeof(*cargv));
 	if (!outs || !cargv) {
-		rc = CMD_EXIT_USAGE;
+		rc = CMD_EXIT_LOCAL;
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -343,7 +343,7 @@ cmd_devices_all(const struct cmd_devices_globals *g, int argc, char **argv)
 			cmd_err("device '%s': '%s' failed (exit %d)",
 				devs[i].serial, argv[0], outs[nout].rc);
 			if (outs[nout].rc < 0 || outs[nout].rc > worst)
-				worst = outs[nout].rc < 0 ? CMD_EXIT_USAGE
+				worst = outs[nout].rc < 0 ? CMD_EXIT_LOCAL
 							  : outs[nout].rc;
 		}
 		nout++;
@@ -354,7 +354,7 @@ cmd_devices_all(const struct cmd_devices_globals *g, int argc, char **argv)
 				   strcmp(argv[0], "health") == 0
 					   ? "FIELD  VALUE"
 					   : NULL) < 0)
-		worst = CMD_EXIT_USAGE;
+		worst = CMD_EXIT_LOCAL;
 	rc = cmd_flush(worst);
 out:
 	for (i = 0; i < nout; i++)

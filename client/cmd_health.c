@@ -36,7 +36,7 @@ cmd_health(struct cmd_ctx *ctx, int argc, char **argv)
 	if (ctx->json)
 		rc = cmd_print_raw(&r);
 	else
-		rc = cmd_flush(view_object(root, stdout) < 0 ? CMD_EXIT_USAGE
+		rc = cmd_flush(view_object(root, stdout) < 0 ? CMD_EXIT_LOCAL
 							     : CMD_EXIT_OK);
 out:
 	cJSON_Delete(root);

@@ -43,19 +43,24 @@ static const struct opt_spec cmd_percentiles_opts[PCT_N] = {
 	[PCT_APP] = {.name = "app",
 		     .kind = OPT_STRING,
 		     .param = "app",
-		     .arg = "A"},
+		     .arg = "A",
+		     .help = "only app A's taps ('unknown': of no known app)"},
 	[PCT_METRIC] = {.name = "metric",
 			.kind = OPT_STRING,
 			.param = "metric",
-			.arg = "first_frame|settle"},
+			.arg = "first_frame|settle",
+			.help = "first_frame (default) or settle"},
 	[PCT_SINCE] = {.name = "since",
 		       .kind = OPT_STRING,
 		       .param = "since",
-		       .arg = "S"},
+		       .arg = "S",
+		       .help = "taps from time S on (RFC 3339, Unix seconds, "
+			       "90s, 2h, 7d)"},
 	[PCT_UNTIL] = {.name = "until",
 		       .kind = OPT_STRING,
 		       .param = "until",
-		       .arg = "S"},
+		       .arg = "S",
+		       .help = "taps up to time S"},
 	/* Up to 32 percentiles, as the server takes. */
 	[PCT_P] = {.name = "p",
 		   .kind = OPT_LIST,
@@ -63,26 +68,35 @@ static const struct opt_spec cmd_percentiles_opts[PCT_N] = {
 		   .lo = 0,
 		   .hi = 100,
 		   .max = 32,
-		   .arg = "LIST"},
-	[PCT_KIND] = {.name = "kind",
-		      .kind = OPT_STRING,
-		      .param = "kind",
-		      .arg = "K"},
+		   .arg = "LIST",
+		   .help = "up to 32 percentiles in (0, 100] (default "
+			   "50,90,95,99)"},
+	[PCT_KIND] =
+		{.name = "kind",
+		 .kind = OPT_STRING,
+		 .param = "kind",
+		 .arg = "K",
+		 .help = "tap, long_press, swipe, multi (comma-separated)"},
 	[PCT_STATUS] = {.name = "status",
 			.kind = OPT_STRING,
 			.param = "status",
-			.arg = "S"},
+			.arg = "S",
+			.help = "ok (default), no_response, truncated, ..."},
 	[PCT_SESSION] = {.name = "session",
 			 .kind = OPT_INT,
 			 .param = "session",
 			 .lo = 1,
 			 .hi = INT64_MAX,
-			 .arg = "ID"},
+			 .arg = "ID",
+			 .help = "only the taps of session ID"},
 	[PCT_METHOD] = {.name = "method",
 			.kind = OPT_STRING,
 			.param = "method",
-			.arg = "auto|exact|histogram"},
-	[PCT_HISTOGRAM] = {.name = "histogram", .kind = OPT_FLAG},
+			.arg = "auto|exact|histogram",
+			.help = "how the server computes them (default auto)"},
+	[PCT_HISTOGRAM] = {.name = "histogram",
+			   .kind = OPT_FLAG,
+			   .help = "the distribution too (GET /v1/histogram)"},
 };
 
 void
@@ -138,7 +152,7 @@ cmd_percentiles_print(struct cmd_ctx *ctx, const cJSON *root)
 			return cmd_shape(ctx, "a percentile is not a number");
 	}
 	if (cmd_percentiles_scalars(root) < 0)
-		return CMD_EXIT_USAGE;
+		return CMD_EXIT_LOCAL;
 	metric = cJSON_GetObjectItemCaseSensitive(root, "metric");
 	table_format(head, sizeof(head), "%s_MS",
 		     cJSON_IsString(metric) ? metric->valuestring : "VALUE");
@@ -148,7 +162,7 @@ cmd_percentiles_print(struct cmd_ctx *ctx, const cJSON *root)
 	hdr[0] = "P";
 	hdr[1] = head;
 	if ((rc = table_new(2, hdr, &t)) < 0)
-		return CMD_EXIT_USAGE;
+		return CMD_EXIT_LOCAL;
 	table_align(t, 0, TABLE_RIGHT);
 	table_align(t, 1, TABLE_RIGHT);
 	cJSON_ArrayForEach(p, ps)
@@ -163,7 +177,7 @@ cmd_percentiles_print(struct cmd_ctx *ctx, const cJSON *root)
 	fputc('\n', stdout);
 	rc = table_print(t, stdout);
 	table_free(t);
-	return rc < 0 ? CMD_EXIT_USAGE : CMD_EXIT_OK;
+	return rc < 0 ? CMD_EXIT_LOCAL : CMD_EXIT_OK;
 }
 
 /* The first number among the named members of obj, or NAN. */
@@ -281,7 +295,7 @@ cmd_percentiles_histogram(struct cmd_ctx *ctx, const cJSON *root)
 		goto out;
 	}
 	if (table_new(4, hdr, &t) < 0) {
-		rc = CMD_EXIT_USAGE;
+		rc = CMD_EXIT_LOCAL;
 		goto out;
 	}
 	table_align(t, 0, TABLE_RIGHT);
@@ -302,12 +316,12 @@ cmd_percentiles_histogram(struct cmd_ctx *ctx, const cJSON *root)
 		cells[2] = count;
 		cells[3] = bar;
 		if (table_add(t, cells) < 0) {
-			rc = CMD_EXIT_USAGE;
+			rc = CMD_EXIT_LOCAL;
 			goto out;
 		}
 	}
 	if (table_print(t, stdout) < 0)
-		rc = CMD_EXIT_USAGE;
+		rc = CMD_EXIT_LOCAL;
 out:
 	table_free(t);
 	free(b);
@@ -330,7 +344,7 @@ cmd_percentiles(struct cmd_ctx *ctx, int argc, char **argv)
 	    opt_end("percentiles", argc, argv, next) < 0)
 		return CMD_EXIT_USAGE;
 	histogram = values[PCT_HISTOGRAM] != NULL;
-	rc = CMD_EXIT_USAGE;
+	rc = CMD_EXIT_LOCAL;
 	if (cmd_query(ctx, "/v1/percentiles", cmd_percentiles_opts, values,
 		      PCT_N, &path) < 0)
 		goto out;
@@ -355,7 +369,7 @@ cmd_percentiles(struct cmd_ctx *ctx, int argc, char **argv)
 		rc = cmd_print_raw(&r);
 	} else if (ctx->json) {
 		/* Both answers, as one document. */
-		rc = CMD_EXIT_USAGE;
+		rc = CMD_EXIT_LOCAL;
 		if ((both = cJSON_CreateObject()) == NULL ||
 		    !cJSON_AddItemToObject(both, "percentiles", root))
 			goto out;

@@ -20,7 +20,7 @@ cmd_session_show(struct cmd_ctx *ctx, const struct http_response *r,
 		return cmd_shape(ctx, "the session is not an object");
 	if (ctx->json)
 		return cmd_print_raw(r);
-	return cmd_flush(view_object(root, stdout) < 0 ? CMD_EXIT_USAGE
+	return cmd_flush(view_object(root, stdout) < 0 ? CMD_EXIT_LOCAL
 						       : CMD_EXIT_OK);
 }
 
@@ -49,6 +49,9 @@ cmd_session(struct cmd_ctx *ctx, int argc, char **argv)
 		return CMD_EXIT_USAGE;
 	}
 	sub = argv[next++];
+	/* "session start -- -x": a NAME that starts with '-' follows "--". */
+	if (next < argc && strcmp(argv[next], "--") == 0)
+		next++;
 	if (strcmp(sub, "list") == 0) {
 		if (opt_end("session list", argc, argv, next) < 0)
 			return CMD_EXIT_USAGE;
@@ -61,7 +64,7 @@ cmd_session(struct cmd_ctx *ctx, int argc, char **argv)
 			rc = cmd_print_raw(&r);
 		else
 			rc = cmd_flush(view_array(list, stdout) < 0
-					       ? CMD_EXIT_USAGE
+					       ? CMD_EXIT_LOCAL
 					       : CMD_EXIT_OK);
 		goto out;
 	}
@@ -70,7 +73,7 @@ cmd_session(struct cmd_ctx *ctx, int argc, char **argv)
 			cmd_err("session start: one NAME is needed");
 			return CMD_EXIT_USAGE;
 		}
-		rc = CMD_EXIT_USAGE;
+		rc = CMD_EXIT_LOCAL;
 		if ((req = cJSON_CreateObject()) == NULL ||
 		    cJSON_AddStringToObject(req, "name", argv[next]) == NULL ||
 		    (body = cJSON_PrintUnformatted(req)) == NULL)
@@ -91,7 +94,7 @@ cmd_session(struct cmd_ctx *ctx, int argc, char **argv)
 		if (snprintf(path, sizeof(path),
 			     "/v1/sessions/%" PRId64 "/stop",
 			     id) >= (int)sizeof(path))
-			return CMD_EXIT_USAGE;
+			return CMD_EXIT_LOCAL;
 		rc = cmd_call_json(ctx, "POST", path, NULL, &r, &root);
 		if (rc == CMD_EXIT_OK)
 			rc = cmd_session_show(ctx, &r, root);

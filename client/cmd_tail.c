@@ -30,7 +30,9 @@ static const struct opt_spec cmd_tail_opts[TAIL_N] = {
 			    .kind = OPT_INT,
 			    .lo = 0,
 			    .hi = 86400 * 366,
-			    .arg = "S"},
+			    .arg = "S",
+			    .help = "reconnect for up to S seconds (default "
+				    "300; 0: never)"},
 };
 
 struct cmd_tail {
@@ -69,11 +71,11 @@ cmd_tail_event(void *arg, const char *type, const char *id, const char *data,
 		missed = cJSON_GetObjectItemCaseSensitive(tap, "missed");
 		table_clean(type, text, sizeof(text));
 		if (cJSON_IsNumber(missed))
-			cmd_err("warning: %.0f taps missed: the server no "
-				"longer has them",
-				missed->valuedouble);
+			cmd_warn("%.0f taps missed: the server no "
+				 "longer has them",
+				 missed->valuedouble);
 		else
-			cmd_err("event '%s' from the server", text);
+			cmd_warn("event '%s' from the server", text);
 		cJSON_Delete(tap);
 		return 0;
 	}
@@ -214,7 +216,7 @@ cmd_tail(struct cmd_ctx *ctx, int argc, char **argv)
 	tl.ctx = ctx;
 	if (sse_new(cmd_tail_event, &tl, &tl.sse) < 0) {
 		cmd_err("out of memory");
-		return CMD_EXIT_USAGE;
+		return CMD_EXIT_LOCAL;
 	}
 	/*
 	 * The server sends keep-alive comments while no tap comes; a stream
@@ -268,7 +270,7 @@ cmd_tail(struct cmd_ctx *ctx, int argc, char **argv)
 		 */
 		if (!connected || retry_for == 0) {
 			if (rc == 0 && streamed) {
-				cmd_err("the server ended the event stream");
+				cmd_note("the server ended the event stream");
 				rc = cmd_flush(CMD_EXIT_OK);
 			} else {
 				rc = cmd_outcome(ctx, rc, &r);
@@ -288,13 +290,13 @@ cmd_tail(struct cmd_ctx *ctx, int argc, char **argv)
 			delay = retry_for * 1000 - (now - lost_ms);
 		cmd_tail_why(&r, rc, why, sizeof(why));
 		if (tl.last_id[0])
-			cmd_err("warning: %s; reconnecting in %.1f s, after "
-				"tap "
-				"%s",
-				why, (double)delay / 1000, tl.last_id);
+			cmd_warn("%s; reconnecting in %.1f s, after "
+				 "tap "
+				 "%s",
+				 why, (double)delay / 1000, tl.last_id);
 		else
-			cmd_err("warning: %s; reconnecting in %.1f s", why,
-				(double)delay / 1000);
+			cmd_warn("%s; reconnecting in %.1f s", why,
+				 (double)delay / 1000);
 		fflush(stdout);
 		cmd_tail_sleep(delay, stop);
 		if (*stop) {

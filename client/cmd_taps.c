@@ -35,47 +35,61 @@ static const struct opt_spec cmd_taps_opts[TAPS_N] = {
 	[TAPS_APP] = {.name = "app",
 		      .kind = OPT_STRING,
 		      .param = "app",
-		      .arg = "A"},
-	/* The server says how many it allows per page. */
+		      .arg = "A",
+		      .help = "only app A's taps ('unknown': of no known app)"},
+	/* At most the server's cap per page (its TAPS_LIMIT_MAX). */
 	[TAPS_LIMIT] = {.name = "limit",
 			.kind = OPT_INT,
 			.param = "limit",
 			.lo = 1,
-			.hi = INT64_MAX,
-			.arg = "N"},
-	[TAPS_FORMAT] = {.name = "format",
-			 .kind = OPT_CHOICE,
-			 .param = "format",
-			 .choices = cmd_taps_formats,
-			 .arg = "json|ndjson|csv"},
+			.hi = 10000,
+			.arg = "N",
+			.help = "at most N taps (1..10000, the server's cap; "
+				"default 100)"},
+	[TAPS_FORMAT] =
+		{.name = "format",
+		 .kind = OPT_CHOICE,
+		 .param = "format",
+		 .choices = cmd_taps_formats,
+		 .arg = "json|ndjson|csv",
+		 .help = "print the server's JSON, NDJSON or CSV as it is"},
 	[TAPS_SINCE] = {.name = "since",
 			.kind = OPT_STRING,
 			.param = "since",
-			.arg = "S"},
+			.arg = "S",
+			.help = "taps from time S on (RFC 3339, Unix seconds, "
+				"90s, 2h, 7d)"},
 	[TAPS_UNTIL] = {.name = "until",
 			.kind = OPT_STRING,
 			.param = "until",
-			.arg = "S"},
-	[TAPS_KIND] = {.name = "kind",
-		       .kind = OPT_STRING,
-		       .param = "kind",
-		       .arg = "K"},
+			.arg = "S",
+			.help = "taps up to time S"},
+	[TAPS_KIND] =
+		{.name = "kind",
+		 .kind = OPT_STRING,
+		 .param = "kind",
+		 .arg = "K",
+		 .help = "tap, long_press, swipe, multi (comma-separated)"},
 	[TAPS_STATUS] = {.name = "status",
 			 .kind = OPT_STRING,
 			 .param = "status",
-			 .arg = "S"},
+			 .arg = "S",
+			 .help = "ok, no_response, truncated, "
+				 "frames_unavailable, not_measured"},
 	[TAPS_SESSION] = {.name = "session",
 			  .kind = OPT_INT,
 			  .param = "session",
 			  .lo = 1,
 			  .hi = INT64_MAX,
-			  .arg = "ID"},
+			  .arg = "ID",
+			  .help = "only the taps of session ID"},
 	[TAPS_AFTER] = {.name = "after-id",
 			.kind = OPT_INT,
 			.param = "after_id",
 			.lo = 0,
 			.hi = INT64_MAX,
-			.arg = "ID"},
+			.arg = "ID",
+			.help = "the next page: taps after tap ID"},
 };
 
 void
@@ -162,7 +176,7 @@ cmd_taps(struct cmd_ctx *ctx, int argc, char **argv)
 	    opt_end("taps", argc, argv, first) < 0)
 		return CMD_EXIT_USAGE;
 	format = opt_choice(&cmd_taps_opts[TAPS_FORMAT], values[TAPS_FORMAT]);
-	rc = CMD_EXIT_USAGE;
+	rc = CMD_EXIT_LOCAL;
 	if (cmd_query(ctx, "/v1/taps", cmd_taps_opts, values, TAPS_N, &path) <
 	    0)
 		goto out;
@@ -190,10 +204,10 @@ cmd_taps(struct cmd_ctx *ctx, int argc, char **argv)
 		rc = cmd_print_raw(&r);
 		goto out;
 	}
-	rc = cmd_flush(cmd_taps_table(taps) < 0 ? CMD_EXIT_USAGE : CMD_EXIT_OK);
+	rc = cmd_flush(cmd_taps_table(taps) < 0 ? CMD_EXIT_LOCAL : CMD_EXIT_OK);
 	next = cJSON_GetObjectItemCaseSensitive(root, "next_after_id");
 	if (rc == CMD_EXIT_OK && cJSON_IsNumber(next))
-		cmd_err("more taps: add --after-id %.0f", next->valuedouble);
+		cmd_note("more taps: add --after-id %.0f", next->valuedouble);
 out:
 	cJSON_Delete(root);
 	http_response_release(&r);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -28,25 +29,32 @@ static const struct opt_spec cmd_trace_opts[TRACE_N] = {
 			  .letter = 'o',
 			  .kind = OPT_STRING,
 			  .arg = "FILE",
-			  .required = 1},
+			  .required = 1,
+			  .help = "the file to write ('-': standard output)"},
 	[TRACE_SINCE] = {.name = "since",
 			 .kind = OPT_STRING,
 			 .param = "since",
-			 .arg = "S"},
+			 .arg = "S",
+			 .help = "taps from time S on (RFC 3339, Unix seconds, "
+				 "90s, 2h, 7d)"},
 	[TRACE_UNTIL] = {.name = "until",
 			 .kind = OPT_STRING,
 			 .param = "until",
-			 .arg = "S"},
-	[TRACE_APP] = {.name = "app",
-		       .kind = OPT_STRING,
-		       .param = "app",
-		       .arg = "A"},
+			 .arg = "S",
+			 .help = "taps up to time S"},
+	[TRACE_APP] =
+		{.name = "app",
+		 .kind = OPT_STRING,
+		 .param = "app",
+		 .arg = "A",
+		 .help = "only app A's taps ('unknown': of no known app)"},
 	[TRACE_SESSION] = {.name = "session",
 			   .kind = OPT_INT,
 			   .param = "session",
 			   .lo = 1,
 			   .hi = INT64_MAX,
-			   .arg = "ID"},
+			   .arg = "ID",
+			   .help = "only the taps of session ID"},
 };
 
 struct cmd_trace {
@@ -99,6 +107,7 @@ cmd_trace(struct cmd_ctx *ctx, int argc, char **argv)
 	struct http_response r;
 	struct cmd_trace tr;
 	char *path = NULL, *tmp = NULL;
+	mode_t mask;
 	size_t n;
 	int c, rc, next, fd = -1;
 
@@ -113,7 +122,7 @@ cmd_trace(struct cmd_ctx *ctx, int argc, char **argv)
 		cmd_err("trace: -o FILE is required ('-' for stdout)");
 		return CMD_EXIT_USAGE;
 	}
-	rc = CMD_EXIT_USAGE;
+	rc = CMD_EXIT_LOCAL;
 	if (cmd_query(ctx, "/v1/trace", cmd_trace_opts, values, TRACE_N,
 		      &path) < 0)
 		goto out;
@@ -133,11 +142,20 @@ cmd_trace(struct cmd_ctx *ctx, int argc, char **argv)
 			tmp = NULL;
 			goto out;
 		}
-		if ((fd = mkstemp(tmp)) < 0 ||
+		/*
+		 * mkstemp() makes it 0600; the trace gets the mode any new
+		 * file of the user gets, 0666 less the umask.
+		 */
+		mask = umask(0);
+		umask(mask);
+		if ((fd = mkstemp(tmp)) < 0 || fchmod(fd, 0666 & ~mask) < 0 ||
 		    (tr.f = fdopen(fd, "w")) == NULL) {
 			cmd_err("cannot create '%s': %s", tmp, strerror(errno));
-			free(tmp);
-			tmp = NULL;
+			/* A file made is removed at the end, not left. */
+			if (fd < 0) {
+				free(tmp);
+				tmp = NULL;
+			}
 			goto out;
 		}
 		fd = -1;
@@ -147,7 +165,7 @@ cmd_trace(struct cmd_ctx *ctx, int argc, char **argv)
 			 stop, ctx->timeout_s, &r);
 	if (rc < 0 && r.fail == HTTP_ABORTED && tr.failed) {
 		cmd_err("cannot write '%s': %s", file, strerror(tr.err));
-		rc = CMD_EXIT_USAGE;
+		rc = CMD_EXIT_LOCAL;
 		goto out;
 	}
 	if (rc < 0 && r.fail == HTTP_ABORTED && tr.bad_start) {
@@ -156,7 +174,7 @@ cmd_trace(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (rc < 0 && r.fail == HTTP_ABORTED) {
 		cmd_err("interrupted");
-		rc = CMD_EXIT_USAGE;
+		rc = CMD_EXIT_LOCAL;
 		goto out;
 	}
 	if ((rc = cmd_outcome(ctx, rc, &r)) != CMD_EXIT_OK)
@@ -174,13 +192,13 @@ cmd_trace(struct cmd_ctx *ctx, int argc, char **argv)
 	tr.f = NULL;
 	if (c != 0) {
 		cmd_err("cannot write '%s': %s", file, strerror(errno));
-		rc = CMD_EXIT_USAGE;
+		rc = CMD_EXIT_LOCAL;
 		goto out;
 	}
 	if (rename(tmp, file) < 0) {
 		cmd_err("cannot rename '%s' to '%s': %s", tmp, file,
 			strerror(errno));
-		rc = CMD_EXIT_USAGE;
+		rc = CMD_EXIT_LOCAL;
 		goto out;
 	}
 	free(tmp);

@@ -7,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef TAPD_VERSION
-#define TAPD_VERSION "unknown"
-#endif
+#include "version.h"
 
 /* The body of an error status kept while streaming: enough for a message. */
 #define HTTP_MAX_ERROR_BODY ((size_t)1 << 20)
@@ -296,7 +294,10 @@ http_setup(struct http *h, const char *url, struct http_xfer *x)
 {
 	CURL *c = h->curl;
 	CURLcode rc = CURLE_OK;
+	char agent[128];
 
+	/* The build's version, as tapctl --version says it (curl copies it). */
+	snprintf(agent, sizeof(agent), "tapctl/%s", tapd_version);
 	curl_easy_reset(c);
 	h->errbuf[0] = '\0';
 #define HTTP_SET(opt, val)                                                     \
@@ -309,7 +310,7 @@ http_setup(struct http *h, const char *url, struct http_xfer *x)
 	HTTP_SET(CURLOPT_FOLLOWLOCATION, 0L);
 	HTTP_SET(CURLOPT_PROXY, "");
 	HTTP_SET(CURLOPT_NOSIGNAL, 1L);
-	HTTP_SET(CURLOPT_USERAGENT, "tapctl/" TAPD_VERSION);
+	HTTP_SET(CURLOPT_USERAGENT, agent);
 	HTTP_SET(CURLOPT_ERRORBUFFER, h->errbuf);
 	HTTP_SET(CURLOPT_CONNECTTIMEOUT_MS, h->timeout_ms);
 	HTTP_SET(CURLOPT_WRITEFUNCTION, http_write);

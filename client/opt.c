@@ -1,5 +1,6 @@
 #include "opt.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -18,6 +19,29 @@
 #define OPT_SYNOPSIS_WIDTH  72
 #define OPT_SYNOPSIS_INDENT 16
 
+/* Where the help of an option starts in OPT_MODE_HELP. */
+#define OPT_HELP_COLUMN 24
+
+static enum opt_mode opt_mode = OPT_MODE_SYNOPSIS;
+static const char *opt_summary;
+
+void
+opt_set_mode(enum opt_mode mode, const char *summary)
+{
+	opt_mode = mode;
+	opt_summary = summary;
+}
+
+int
+opt_is_option(const char *s)
+{
+	if (s == NULL || s[0] != '-' || s[1] == '\0')
+		return 0;
+	/* "-5" and "-.5" are numbers. */
+	return !(isdigit((unsigned char)s[1]) ||
+		 (s[1] == '.' && isdigit((unsigned char)s[2])));
+}
+
 /*
  * The messages of cmd_err(), written here again: options are read below
  * the commands, which opt.c knows nothing of.
@@ -29,7 +53,7 @@ opt_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("tapctl: ", stderr);
+	fputs("tapctl: error: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -76,7 +100,8 @@ opt_check(const char *cmd, const struct opt_spec *spec, const char *value)
 		if (opt_choice(spec, value) >= 0)
 			return 0;
 		/* "must be json, ndjson or csv", from the table. */
-		fprintf(stderr, "tapctl: %s: --%s must be ", cmd, spec->name);
+		fprintf(stderr, "tapctl: error: %s: --%s must be ", cmd,
+			spec->name);
 		for (i = 0; spec->choices[i] != NULL; i++) {
 			if (i > 0)
 				fputs(spec->choices[i + 1] == NULL ? " or "
@@ -145,6 +170,16 @@ opt_parse(const char *cmd, const struct opt_spec *specs, size_t n, int argc,
 				argv[optind - 1]);
 			return -EINVAL;
 		}
+		/*
+		 * A separate word that is an option is no value: the
+		 * value is missing ("--name=--x" says it is meant).
+		 */
+		if (specs[i].kind != OPT_FLAG && optarg == argv[optind - 1] &&
+		    opt_is_option(optarg)) {
+			opt_err("%s: option '%s' needs a value", cmd,
+				argv[optind - 2]);
+			return -EINVAL;
+		}
 		if ((rc = opt_check(cmd, &specs[i], optarg)) < 0)
 			return rc;
 		values[i] = specs[i].kind == OPT_FLAG ? specs[i].name : optarg;
@@ -178,16 +213,82 @@ opt_piece(FILE *f, const char *piece, size_t *col)
 	*col += strlen(piece);
 }
 
+/* OPT_MODE_WORDS: each option, then the lower-case words of args. */
+static void
+opt_words(FILE *f, const struct opt_spec *specs, size_t n, const char *args)
+{
+	const char *p, *q, *v;
+	size_t i;
+
+	/* "--name VALUE" for an option that takes one. */
+	for (i = 0; i < n; i++) {
+		v = specs[i].kind != OPT_FLAG ? " VALUE" : "";
+		fprintf(f, "--%s%s\n", specs[i].name, v);
+		if (specs[i].letter != 0)
+			fprintf(f, "-%c%s\n", specs[i].letter, v);
+	}
+	for (p = args; p != NULL && *p != '\0'; p = q) {
+		for (q = p; islower((unsigned char)*q); q++)
+			;
+		if (q > p && (*q == '\0' || *q == ' ') &&
+		    (p == args || p[-1] == ' '))
+			fprintf(f, "%.*s\n", (int)(q - p), p);
+		while (*q != '\0' && *q != ' ')
+			q++;
+		while (*q == ' ')
+			q++;
+	}
+}
+
+void
+opt_options(FILE *f, const struct opt_spec *specs, size_t n)
+{
+	char form[128];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (specs[i].letter != 0)
+			snprintf(form, sizeof(form), "-%c, --%s",
+				 specs[i].letter, specs[i].name);
+		else
+			snprintf(form, sizeof(form), "--%s", specs[i].name);
+		if (specs[i].kind != OPT_FLAG) {
+			size_t len = strlen(form);
+
+			snprintf(form + len, sizeof(form) - len, " %s",
+				 specs[i].arg != NULL ? specs[i].arg : "VALUE");
+		}
+		if (specs[i].help == NULL)
+			fprintf(f, "  %s\n", form);
+		else if (strlen(form) + 2 >= OPT_HELP_COLUMN)
+			fprintf(f, "  %s\n%*s%s\n", form, OPT_HELP_COLUMN, "",
+				specs[i].help);
+		else
+			fprintf(f, "  %-*s%s\n", OPT_HELP_COLUMN - 2, form,
+				specs[i].help);
+	}
+}
+
 void
 opt_synopsis(FILE *f, const char *cmd, const struct opt_spec *specs, size_t n,
 	     const char *args)
 {
+	static const char help_lead[] = "usage: tapctl [GLOBAL OPTIONS]";
 	char piece[128];
 	const char *arg;
 	size_t i, col;
 
-	fprintf(f, "  %s", cmd);
-	col = 2 + strlen(cmd);
+	if (opt_mode == OPT_MODE_WORDS) {
+		opt_words(f, specs, n, args);
+		return;
+	}
+	if (opt_mode == OPT_MODE_HELP) {
+		fprintf(f, "%s %s", help_lead, cmd);
+		col = sizeof(help_lead) + strlen(cmd);
+	} else {
+		fprintf(f, "  %s", cmd);
+		col = 2 + strlen(cmd);
+	}
 	for (i = 0; i < n; i++) {
 		arg = specs[i].arg != NULL ? specs[i].arg : "VALUE";
 		if (specs[i].required && specs[i].letter != 0)
@@ -206,4 +307,11 @@ opt_synopsis(FILE *f, const char *cmd, const struct opt_spec *specs, size_t n,
 	if (args != NULL)
 		opt_piece(f, args, &col);
 	fputc('\n', f);
+	if (opt_mode == OPT_MODE_HELP) {
+		if (opt_summary != NULL)
+			fprintf(f, "%s\n", opt_summary);
+		if (n > 0)
+			fputs("options:\n", f);
+		opt_options(f, specs, n);
+	}
 }

@@ -1,12 +1,11 @@
 /*
- * tapctl: the command-line client of the tapd HTTP API.  Global options,
- * then a command and its own options (a cmd_NAME.c each, in the table
- * below).  Results go to stdout, diagnostics to stderr, and the exit code
- * says what happened (cmd.h).
+ * tapctl: the command-line client of the tapd HTTP API.  A command (a
+ * cmd_NAME.c each, in the table below) with its own options, and the
+ * global options anywhere before a "--".  Results go to stdout,
+ * diagnostics to stderr, and the exit code says what happened (cmd.h).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,11 +24,10 @@
 #include "cmd_tail.h"
 #include "cmd_taps.h"
 #include "cmd_trace.h"
+#include "complete.h"
 #include "http.h"
-
-#ifndef TAPD_VERSION
-#define TAPD_VERSION "unknown"
-#endif
+#include "opt.h"
+#include "version.h"
 
 #define TAPCTL_DEFAULT_URL	 "http://127.0.0.1:7878"
 #define TAPCTL_DEFAULT_TIMEOUT_S 30.0
@@ -37,33 +35,117 @@
 /* A token is one line; anything longer than this is not one. */
 #define TAPCTL_TOKEN_MAX 4096
 
-/* The commands, in the order of the usage. */
-static const struct {
-	const char *name;
-	cmd_fn fn;
-	void (*usage)(FILE *f); /* prints the command's synopsis line */
-} tapctl_cmds[] = {
-	{"health", cmd_health, cmd_health_usage},
-	{"apps", cmd_apps, cmd_apps_usage},
-	{"percentiles", cmd_percentiles, cmd_percentiles_usage},
-	{"taps", cmd_taps, cmd_taps_usage},
-	{"tail", cmd_tail, cmd_tail_usage},
-	{"trace", cmd_trace, cmd_trace_usage},
-	{"session", cmd_session, cmd_session_usage},
-	{"devices", cmd_devices, cmd_devices_usage},
+static int tapctl_help(struct cmd_ctx *ctx, int argc, char **argv);
+static void tapctl_help_usage(FILE *f);
+static int tapctl_completion(struct cmd_ctx *ctx, int argc, char **argv);
+static void tapctl_completion_usage(FILE *f);
+
+/*
+ * The commands, in the order of the usage.  A new command is a line here:
+ * its name, its function, its usage function (opt_synopsis() over its
+ * option table, whose help fields --help shows) and what it does; --help,
+ * "tapctl help NAME" and the shell completion come from that.
+ */
+static const struct cmd_entry tapctl_cmds[] = {
+	{"health", cmd_health, cmd_health_usage,
+	 "The daemon's state (GET /v1/health): version, mode, counters and "
+	 "sources."},
+	{"apps", cmd_apps, cmd_apps_usage,
+	 "One row per app (GET /v1/apps): gestures, taps, ok and no_response "
+	 "taps,\nand p50, p90 and p99 of both latencies in ms."},
+	{"percentiles", cmd_percentiles, cmd_percentiles_usage,
+	 "Nearest-rank percentiles of one latency in ms (GET "
+	 "/v1/percentiles),\nwith --histogram its distribution too (GET "
+	 "/v1/histogram)."},
+	{"taps", cmd_taps, cmd_taps_usage,
+	 "The stored taps, oldest first (GET /v1/taps)."},
+	{"tail", cmd_tail, cmd_tail_usage,
+	 "Follows the taps as the daemon stores them (GET /v1/events), until "
+	 "SIGINT."},
+	{"trace", cmd_trace, cmd_trace_usage,
+	 "Writes the taps as a Chrome Trace Event Format file (GET "
+	 "/v1/trace)."},
+	{"session", cmd_session, cmd_session_usage,
+	 "Starts, stops or lists named sessions (/v1/sessions); NAME may "
+	 "follow\n'--' when it starts with '-'."},
+	{"devices", cmd_devices, cmd_devices_usage,
+	 "The adb devices, whether a tapd answers on each (through a "
+	 "forward of a\nfree local port, removed after), its version and "
+	 "model."},
+	{"help", tapctl_help, tapctl_help_usage,
+	 "The usage of tapctl, or the --help of COMMAND."},
+	{"completion", tapctl_completion, tapctl_completion_usage,
+	 "Prints a completion script: source <(tapctl completion bash)."},
 };
 
 #define TAPCTL_NCMDS (sizeof(tapctl_cmds) / sizeof(tapctl_cmds[0]))
 
-/* The command called name, or NULL. */
-static cmd_fn
+/* The global options, accepted before and after the command. */
+enum {
+	GLOBAL_URL,
+	GLOBAL_SERIAL,
+	GLOBAL_ALL,
+	GLOBAL_TOKEN_FILE,
+	GLOBAL_JSON,
+	GLOBAL_TIMEOUT,
+	GLOBAL_HELP,
+	GLOBAL_VERSION,
+	GLOBAL_N
+};
+
+static const struct opt_spec tapctl_globals[GLOBAL_N] = {
+	[GLOBAL_URL] =
+		{.name = "url",
+		 .kind = OPT_STRING,
+		 .arg = "URL",
+		 .help = "the API (default $TAPD_URL, else " TAPCTL_DEFAULT_URL
+			 ")"},
+	[GLOBAL_SERIAL] =
+		{.name = "serial",
+		 .kind = OPT_STRING,
+		 .arg = "SERIAL",
+		 .help = "the tapd of that adb device, through an adb "
+			 "forward of a free local port, removed "
+			 "after"},
+	[GLOBAL_ALL] = {.name = "all",
+			.kind = OPT_FLAG,
+			.help = "a read command (health, apps, percentiles, "
+				"taps) on every adb device, one table"},
+	[GLOBAL_TOKEN_FILE] = {.name = "token-file",
+			       .kind = OPT_STRING,
+			       .arg = "FILE",
+			       .help = "send the bearer token in FILE's first "
+				       "line (else $TAPD_TOKEN is the token)"},
+	[GLOBAL_JSON] = {.name = "json",
+			 .kind = OPT_FLAG,
+			 .help = "print the server's JSON instead of tables"},
+	[GLOBAL_TIMEOUT] =
+		{.name = "timeout",
+		 .kind = OPT_STRING,
+		 .arg = "S",
+		 .help = "seconds to wait for an answer (default 30)"},
+	[GLOBAL_HELP] = {.name = "help",
+			 .letter = 'h',
+			 .kind = OPT_FLAG,
+			 .help = "this usage, or the command's"},
+	[GLOBAL_VERSION] = {.name = "version",
+			    .kind = OPT_FLAG,
+			    .help = "print the version and exit"},
+};
+
+static const char tapctl_exit_help[] =
+	"exit status: 0 ok, 1 local failure (a file, the output), 2 usage, "
+	"3 HTTP error,\n4 bad response, 5 cannot connect\n";
+
+/* The entry called name, or NULL. */
+static const struct cmd_entry *
 tapctl_find(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < TAPCTL_NCMDS; i++)
 		if (strcmp(tapctl_cmds[i].name, name) == 0)
-			return tapctl_cmds[i].fn;
+			return &tapctl_cmds[i];
 	return NULL;
 }
 
@@ -72,29 +154,103 @@ tapctl_usage(FILE *f)
 {
 	size_t i;
 
-	fputs("usage: tapctl [--url URL | --serial SERIAL | --all] "
-	      "[--token-file FILE] [--json]\n"
-	      "              [--timeout S] COMMAND\n"
-	      "commands:\n",
-	      f);
+	fprintf(f, "usage: tapctl [GLOBAL OPTIONS] COMMAND [OPTIONS]\n"
+		   "commands:\n");
+	opt_set_mode(OPT_MODE_SYNOPSIS, NULL);
 	for (i = 0; i < TAPCTL_NCMDS; i++)
 		tapctl_cmds[i].usage(f);
-	fputs("options:\n"
-	      "  --url URL          the API (default $TAPD_URL, "
-	      "else " TAPCTL_DEFAULT_URL ")\n"
-	      "  --serial SERIAL    the tapd of that adb device, through an "
-	      "adb forward of a\n"
-	      "                     free local port, removed after\n"
-	      "  --all              a read command on every adb device, one "
-	      "table\n"
-	      "  --token-file FILE  send the bearer token in FILE's first "
-	      "line\n"
-	      "  --json             print the server's JSON instead of tables\n"
-	      "  --timeout S        seconds to wait for an answer (default "
-	      "30)\n"
-	      "exit status: 0 ok, 1 usage, 2 cannot connect, 3 HTTP error, "
-	      "4 bad response\n",
+	fputs("global options (before or after the command; '--' ends "
+	      "options):\n",
 	      f);
+	opt_options(f, tapctl_globals, GLOBAL_N);
+	fputs("'tapctl COMMAND --help' or 'tapctl help COMMAND' for a "
+	      "command's options.\n",
+	      f);
+	fputs(tapctl_exit_help, f);
+	fprintf(f, "version: %s\n", tapd_version);
+}
+
+/* The --help of one command: its synopsis, what it does, its options. */
+static void
+tapctl_command_help(FILE *f, const struct cmd_entry *c)
+{
+	opt_set_mode(OPT_MODE_HELP, c->summary);
+	c->usage(f);
+	opt_set_mode(OPT_MODE_SYNOPSIS, NULL);
+	fputs("global options: --url URL, --serial SERIAL, --all, "
+	      "--token-file FILE,\n--json, --timeout S (tapctl --help)\n",
+	      f);
+	fputs(tapctl_exit_help, f);
+}
+
+static void
+tapctl_help_usage(FILE *f)
+{
+	opt_synopsis(f, "help", NULL, 0, "[COMMAND]");
+}
+
+static int
+tapctl_help(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const struct cmd_entry *c;
+	int next;
+
+	(void)ctx;
+	if (opt_parse("help", NULL, 0, argc, argv, NULL, &next) < 0)
+		return CMD_EXIT_USAGE;
+	if (next == argc) {
+		tapctl_usage(stdout);
+		return cmd_flush(CMD_EXIT_OK);
+	}
+	if (next + 1 != argc) {
+		cmd_err("help: one COMMAND at most");
+		return CMD_EXIT_USAGE;
+	}
+	if ((c = tapctl_find(argv[next])) == NULL) {
+		cmd_err("help: unknown command '%s'", argv[next]);
+		return CMD_EXIT_USAGE;
+	}
+	tapctl_command_help(stdout, c);
+	return cmd_flush(CMD_EXIT_OK);
+}
+
+static void
+tapctl_completion_usage(FILE *f)
+{
+	opt_synopsis(f, "completion", NULL, 0, "bash | zsh");
+}
+
+static int
+tapctl_completion(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	int next;
+
+	(void)ctx;
+	if (opt_parse("completion", NULL, 0, argc, argv, NULL, &next) < 0)
+		return CMD_EXIT_USAGE;
+	if (next + 1 != argc) {
+		cmd_err("completion: one shell is needed: bash or zsh");
+		return CMD_EXIT_USAGE;
+	}
+	if (complete_script(stdout, argv[next], tapctl_cmds, TAPCTL_NCMDS,
+			    tapctl_globals, GLOBAL_N) < 0) {
+		cmd_err("completion: unknown shell '%s' (bash or zsh)",
+			argv[next]);
+		return CMD_EXIT_USAGE;
+	}
+	return cmd_flush(CMD_EXIT_OK);
+}
+
+/* Whether a token holds a control character, which no header may carry. */
+static int
+tapctl_token_bad(const char *token)
+{
+	size_t i;
+
+	for (i = 0; token[i] != '\0'; i++)
+		if ((unsigned char)token[i] < 0x20u || token[i] == 0x7f)
+			return 1;
+	return 0;
 }
 
 /*
@@ -109,8 +265,8 @@ tapctl_read_token(const char *path, char *token)
 	int fd, rc = -1;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		fprintf(stderr, "tapctl: cannot open token file '%s': %s\n",
-			path, strerror(errno));
+		cmd_err("cannot open token file '%s': %s", path,
+			strerror(errno));
 		return -1;
 	}
 	while (len < TAPCTL_TOKEN_MAX - 1) {
@@ -118,9 +274,8 @@ tapctl_read_token(const char *path, char *token)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			fprintf(stderr,
-				"tapctl: cannot read token file '%s': %s\n",
-				path, strerror(errno));
+			cmd_err("cannot read token file '%s': %s", path,
+				strerror(errno));
 			goto out;
 		}
 		if (n == 0)
@@ -130,127 +285,214 @@ tapctl_read_token(const char *path, char *token)
 	token[len] = '\0';
 	token[strcspn(token, "\r\n")] = '\0';
 	if (token[0] == '\0') {
-		fprintf(stderr, "tapctl: token file '%s' holds no token\n",
-			path);
+		cmd_err("token file '%s' holds no token", path);
 		goto out;
 	}
-	for (n = 0; token[n] != '\0'; n++)
-		if ((unsigned char)token[n] < 0x20u || token[n] == 0x7f) {
-			fprintf(stderr,
-				"tapctl: token file '%s' holds a control "
-				"character\n",
-				path);
-			goto out;
-		}
+	if (tapctl_token_bad(token)) {
+		cmd_err("token file '%s' holds a control character", path);
+		goto out;
+	}
 	rc = 0;
 out:
 	close(fd);
 	return rc;
 }
 
+/*
+ * The token: from --token-file, else from $TAPD_TOKEN when it is set and
+ * not empty, else none (*out NULL).  Returns 0, or -1 after saying why.
+ */
+static int
+tapctl_token(const char *token_file, char *token, const char **out)
+{
+	const char *env;
+
+	*out = NULL;
+	if (token_file != NULL) {
+		if (tapctl_read_token(token_file, token) < 0)
+			return -1;
+		*out = token;
+		return 0;
+	}
+	env = getenv("TAPD_TOKEN");
+	if (env == NULL || *env == '\0')
+		return 0;
+	if (strlen(env) >= TAPCTL_TOKEN_MAX || tapctl_token_bad(env)) {
+		cmd_err("TAPD_TOKEN is not a token: longer than %d bytes or "
+			"with a control character",
+			TAPCTL_TOKEN_MAX - 1);
+		return -1;
+	}
+	*out = env;
+	return 0;
+}
+
+/* A usage error of the command line: the line after the message. */
+static int
+tapctl_usage_error(const char *cmd)
+{
+	if (cmd != NULL)
+		fprintf(stderr, "try 'tapctl %s --help'\n", cmd);
+	else
+		fputs("try 'tapctl --help'\n", stderr);
+	return CMD_EXIT_USAGE;
+}
+
+/*
+ * The global option that arg is ("--json", "--url", "--url=VALUE", "-h"),
+ * its index, or -1.  *inline_value is the part after '=' or NULL.
+ */
+static int
+tapctl_global(const char *arg, const char **inline_value)
+{
+	const char *eq;
+	size_t i, len;
+
+	*inline_value = NULL;
+	if (arg[0] != '-')
+		return -1;
+	if (arg[1] != '-') {
+		for (i = 0; i < GLOBAL_N; i++)
+			if (tapctl_globals[i].letter != 0 &&
+			    arg[1] == tapctl_globals[i].letter && arg[2] == 0)
+				return (int)i;
+		return -1;
+	}
+	eq = strchr(arg, '=');
+	len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+	for (i = 0; i < GLOBAL_N; i++) {
+		if (strlen(tapctl_globals[i].name) != len ||
+		    strncmp(arg + 2, tapctl_globals[i].name, len) != 0)
+			continue;
+		if (eq != NULL && tapctl_globals[i].kind == OPT_FLAG)
+			return -1;
+		*inline_value = eq ? eq + 1 : NULL;
+		return (int)i;
+	}
+	return -1;
+}
+
 int
 main(int argc, char **argv)
 {
-	static const struct option longs[] = {
-		{"url", required_argument, NULL, 'u'},
-		{"token-file", required_argument, NULL, 't'},
-		{"json", no_argument, NULL, 'j'},
-		{"timeout", required_argument, NULL, 'T'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{"serial", required_argument, NULL, 's'},
-		{"all", no_argument, NULL, 'a'},
-		{NULL, 0, NULL, 0},
-	};
-	struct cmd_devices_globals globals = {NULL, NULL};
-	const char *serial = NULL;
-	int all = 0, fwd_port = 0;
-	static char token[TAPCTL_TOKEN_MAX];
-	char fwd_url[64];
-	const char *url = NULL, *token_file = NULL, *env;
+	static char token_buf[TAPCTL_TOKEN_MAX];
+	const char *globals[GLOBAL_N], *value, *url, *env, *token;
+	const struct cmd_entry *cmd = NULL;
 	double timeout_s = TAPCTL_DEFAULT_TIMEOUT_S;
+	struct cmd_devices_globals dglobals = {NULL, NULL};
 	struct cmd_ctx ctx;
-	cmd_fn fn;
-	int c, rc;
+	char fwd_url[64];
+	char **cargv;
+	int cargc = 0, i, g, rc, ended = 0, fwd_port = 0;
 
 	memset(&ctx, 0, sizeof(ctx));
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", longs, NULL)) != -1) {
-		switch (c) {
-		case 'u':
-			url = optarg;
-			break;
-		case 't':
-			token_file = optarg;
-			globals.token_file = optarg;
-			break;
-		case 's':
-			serial = optarg;
-			break;
-		case 'a':
-			all = 1;
-			break;
-		case 'j':
-			ctx.json = 1;
-			break;
-		case 'T':
-			if (arg_double(optarg, 0.001, 86400, &timeout_s) < 0) {
-				fprintf(stderr,
-					"tapctl: --timeout must be seconds in "
-					"0.001..86400: '%s'\n",
-					optarg);
-				return CMD_EXIT_USAGE;
+	memset(globals, 0, sizeof(globals));
+	/* The command's own words: its name first, the globals taken out. */
+	if ((cargv = calloc((size_t)argc + 1, sizeof(*cargv))) == NULL) {
+		cmd_err("out of memory");
+		return CMD_EXIT_LOCAL;
+	}
+	for (i = 1; i < argc; i++) {
+		if (ended) {
+			cargv[cargc++] = argv[i];
+			continue;
+		}
+		if (strcmp(argv[i], "--") == 0) {
+			/* The command sees the "--" too, to end its own. */
+			ended = 1;
+			if (cmd != NULL)
+				cargv[cargc++] = argv[i];
+			else if (i + 1 < argc &&
+				 (cmd = tapctl_find(argv[i + 1])) != NULL)
+				cargv[cargc++] = argv[++i];
+			continue;
+		}
+		if ((g = tapctl_global(argv[i], &value)) >= 0) {
+			if (tapctl_globals[g].kind == OPT_FLAG) {
+				globals[g] = tapctl_globals[g].name;
+				continue;
 			}
-			globals.timeout = optarg;
-			break;
-		case 'h':
+			if (value == NULL) {
+				if (i + 1 >= argc ||
+				    opt_is_option(argv[i + 1])) {
+					cmd_err("option '%s' needs a value",
+						argv[i]);
+					rc = tapctl_usage_error(cmd ? cmd->name
+								    : NULL);
+					goto out;
+				}
+				value = argv[++i];
+			}
+			globals[g] = value;
+			continue;
+		}
+		if (cmd != NULL) {
+			cargv[cargc++] = argv[i];
+			continue;
+		}
+		if (opt_is_option(argv[i])) {
+			cmd_err("unknown option '%s'", argv[i]);
+			rc = tapctl_usage_error(NULL);
+			goto out;
+		}
+		if ((cmd = tapctl_find(argv[i])) == NULL) {
+			cmd_err("unknown command '%s'", argv[i]);
+			rc = tapctl_usage_error(NULL);
+			goto out;
+		}
+		cargv[cargc++] = argv[i];
+	}
+	if (globals[GLOBAL_HELP] != NULL) {
+		if (cmd != NULL)
+			tapctl_command_help(stdout, cmd);
+		else
 			tapctl_usage(stdout);
-			return CMD_EXIT_OK;
-		case 'V':
-			printf("tapctl %s\n", TAPD_VERSION);
-			return CMD_EXIT_OK;
-		case ':':
-			fprintf(stderr, "tapctl: option '%s' needs a value\n",
-				argv[optind - 1]);
-			return CMD_EXIT_USAGE;
-		default:
-			fprintf(stderr, "tapctl: unknown option '%s'\n",
-				argv[optind - 1]);
-			tapctl_usage(stderr);
-			return CMD_EXIT_USAGE;
-		}
+		rc = cmd_flush(CMD_EXIT_OK);
+		goto out;
 	}
-	if (optind >= argc) {
-		tapctl_usage(stderr);
-		return CMD_EXIT_USAGE;
+	if (globals[GLOBAL_VERSION] != NULL) {
+		printf("tapctl %s\n", tapd_version);
+		rc = cmd_flush(CMD_EXIT_OK);
+		goto out;
 	}
-	if (strcmp(argv[optind], "help") == 0) {
-		tapctl_usage(stdout);
-		return CMD_EXIT_OK;
+	if (cmd == NULL) {
+		cmd_err("no command given");
+		rc = tapctl_usage_error(NULL);
+		goto out;
 	}
-	if ((fn = tapctl_find(argv[optind])) == NULL) {
-		fprintf(stderr, "tapctl: unknown command '%s'\n", argv[optind]);
-		tapctl_usage(stderr);
-		return CMD_EXIT_USAGE;
+	if (globals[GLOBAL_TIMEOUT] != NULL &&
+	    arg_double(globals[GLOBAL_TIMEOUT], 0.001, 86400, &timeout_s) < 0) {
+		cmd_err("--timeout must be seconds in 0.001..86400: '%s'",
+			globals[GLOBAL_TIMEOUT]);
+		rc = tapctl_usage_error(NULL);
+		goto out;
 	}
-	if ((url != NULL) + (serial != NULL) + all > 1) {
-		fprintf(stderr, "tapctl: --url, --serial and --all do not go "
-				"together\n");
-		return CMD_EXIT_USAGE;
+	ctx.json = globals[GLOBAL_JSON] != NULL;
+	url = globals[GLOBAL_URL];
+	if ((url != NULL) + (globals[GLOBAL_SERIAL] != NULL) +
+		    (globals[GLOBAL_ALL] != NULL) >
+	    1) {
+		cmd_err("--url, --serial and --all do not go together");
+		rc = tapctl_usage_error(NULL);
+		goto out;
 	}
-	if (all) {
+	if (globals[GLOBAL_ALL] != NULL) {
 		if (ctx.json) {
-			fprintf(stderr, "tapctl: --all prints tables, not "
-					"--json\n");
-			return CMD_EXIT_USAGE;
+			cmd_err("--all prints tables, not --json");
+			rc = tapctl_usage_error(NULL);
+			goto out;
 		}
-		return cmd_devices_all(&globals, argc - optind, argv + optind);
+		dglobals.token_file = globals[GLOBAL_TOKEN_FILE];
+		dglobals.timeout = globals[GLOBAL_TIMEOUT];
+		rc = cmd_devices_all(&dglobals, cargc, cargv);
+		goto out;
 	}
-	if (token_file != NULL && tapctl_read_token(token_file, token) < 0)
-		return CMD_EXIT_USAGE;
-	if (serial != NULL) {
-		if (adb_forward(serial, ADB_TAPD_PORT, &fwd_port) < 0)
-			return CMD_EXIT_CONNECT;
+	if (globals[GLOBAL_SERIAL] != NULL) {
+		if (adb_forward(globals[GLOBAL_SERIAL], ADB_TAPD_PORT,
+				&fwd_port) < 0) {
+			rc = CMD_EXIT_CONNECT;
+			goto out;
+		}
 		snprintf(fwd_url, sizeof(fwd_url), "http://127.0.0.1:%d",
 			 fwd_port);
 		url = fwd_url;
@@ -259,32 +501,37 @@ main(int argc, char **argv)
 		url = env;
 	if (url == NULL)
 		url = TAPCTL_DEFAULT_URL;
+	if (tapctl_token(globals[GLOBAL_TOKEN_FILE], token_buf, &token) < 0) {
+		rc = CMD_EXIT_LOCAL;
+		goto out;
+	}
 	ctx.timeout_s = (long)ceil(timeout_s);
-	rc = http_new(url, token_file ? token : NULL,
-		      (long)ceil(timeout_s * 1000), &ctx.http);
-	memset(token, 0, sizeof(token));
+	rc = http_new(url, token, (long)ceil(timeout_s * 1000), &ctx.http);
+	memset(token_buf, 0, sizeof(token_buf));
 	if (rc == -EINVAL) {
-		fprintf(stderr,
-			"tapctl: bad URL '%s': it must be http://HOST:PORT or "
-			"https://HOST:PORT\n",
+		cmd_err("bad URL '%s': it must be http://HOST:PORT or "
+			"https://HOST:PORT",
 			url);
-		rc = CMD_EXIT_USAGE;
+		rc = tapctl_usage_error(NULL);
 		goto out;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "tapctl: cannot set up the HTTP client: %s\n",
-			strerror(-rc));
-		rc = CMD_EXIT_USAGE;
+		cmd_err("cannot set up the HTTP client: %s", strerror(-rc));
+		rc = CMD_EXIT_LOCAL;
 		goto out;
 	}
 	/* A closed pipe on stdout is a write error to report, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
-	rc = fn(&ctx, argc - optind, argv + optind);
+	rc = cmd->fn(&ctx, cargc, cargv);
 	http_free(ctx.http);
+	if (rc == CMD_EXIT_USAGE)
+		tapctl_usage_error(cmd->name);
 out:
 	/* The forward goes whatever the command did. */
-	if (fwd_port > 0 && adb_forward_remove(serial, fwd_port) < 0 &&
+	if (fwd_port > 0 &&
+	    adb_forward_remove(globals[GLOBAL_SERIAL], fwd_port) < 0 &&
 	    rc == CMD_EXIT_OK)
 		rc = CMD_EXIT_CONNECT;
+	free(cargv);
 	return rc;
 }

@@ -422,7 +422,7 @@ api_parse_listen(const char *listen, struct sockaddr_storage *ss,
 	memset(ss, 0, sizeof(*ss));
 	colon = strrchr(listen, ':');
 	if (!colon || parse_int64(colon + 1, 0, 65535, &port) < 0) {
-		log_warnx("cannot listen on '%s': expected HOST:PORT with a "
+		log_error("cannot listen on '%s': expected HOST:PORT with a "
 			  "port of 0 to 65535",
 			  listen);
 		return -EINVAL;
@@ -432,7 +432,7 @@ api_parse_listen(const char *listen, struct sockaddr_storage *ss,
 	if (hlen > 0 && host[0] == '[') {
 		close = memchr(host, ']', hlen);
 		if (!close || close != colon - 1) {
-			log_warnx("cannot listen on '%s': an IPv6 address is "
+			log_error("cannot listen on '%s': an IPv6 address is "
 				  "written [ADDRESS]:PORT",
 				  listen);
 			return -EINVAL;
@@ -468,7 +468,7 @@ api_parse_listen(const char *listen, struct sockaddr_storage *ss,
 	*loopback = (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
 	return 0;
 bad:
-	log_warnx("cannot listen on '%s': the host must be an IPv4 address, "
+	log_error("cannot listen on '%s': the host must be an IPv4 address, "
 		  "[IPv6] or localhost",
 		  listen);
 	return -EINVAL;
@@ -679,7 +679,7 @@ api_start(const struct api_config *cfg, struct api **out)
 				     err == EADDRNOTAVAIL || err == EAFNOSUPPORT
 			     ? -err
 			     : -EIO;
-		log_warnx("cannot listen on '%s': %s", listen,
+		log_error("cannot listen on '%s': %s", listen,
 			  rc == -EIO ? "the HTTP server did not start"
 				     : strerror(err));
 		goto out;

@@ -24,6 +24,8 @@
 #define API_STATS_APP_MAX     255
 #define API_STATS_BUCKETS_DEF 40
 #define API_STATS_BUCKETS_MAX 1000
+/* The unit of every latency and bucket edge of these answers. */
+#define API_STATS_UNIT "ms"
 
 static const char *const api_stats_metrics[] = {"first_frame", "settle", NULL};
 static const char *const api_stats_methods[] = {"auto", "exact", "histogram",
@@ -32,8 +34,8 @@ static const char *const api_stats_methods[] = {"auto", "exact", "histogram",
 static const char *const api_stats_percentiles_params[] = {
 	"app",	   "metric", "p",      "since",	 "until",
 	"session", "kind",   "status", "method", NULL};
-static const char *const api_stats_apps_params[] = {"since", "until", "session",
-						    NULL};
+static const char *const api_stats_apps_params[] = {"app", "since", "until",
+						    "session", NULL};
 static const char *const api_stats_histogram_params[] = {
 	"app", "metric", "since", "until", "session", "buckets", NULL};
 
@@ -69,6 +71,7 @@ api_stats_common(struct api_request *rq, struct store_filter *f, bool app,
 					    &f->app);
 		if (rc < 0)
 			return rc;
+		store_filter_app(f, f->app);
 	}
 	if (metric) {
 		rc = api_request_param_enum(rq, "metric", api_stats_metrics,
@@ -221,19 +224,33 @@ api_stats_key(char *buf, size_t size, const char *path,
 {
 	int n;
 
-	n = snprintf(buf, size,
-		     "%s|%s%s|m%d|q%d|%" PRId64 "|%" PRId64 "|%" PRId64
-		     "|k%u|%s|%s",
-		     path, f->app ? "a=" : "n", f->app ? f->app : "", metric,
-		     method, f->since_ns, f->until_ns, f->session, f->kinds,
-		     f->status ? f->status : "", extra);
+	n = snprintf(
+		buf, size,
+		"%s|%s%s|m%d|q%d|%" PRId64 "|%" PRId64 "|%" PRId64 "|k%u|%s|%s",
+		path,
+		f->app		 ? "a="
+		: f->app_unknown ? "u"
+				 : "n",
+		f->app ? f->app : "", metric, method, f->since_ns, f->until_ns,
+		f->session, f->kinds, f->status ? f->status : "", extra);
 	return n < 0 || (size_t)n >= size ? -ENOSPC : 0;
 }
 
+/* The app of an answer: null for every app, "unknown" for none known. */
 static bool
-api_stats_add_app(cJSON *o, const char *app)
+api_stats_add_app(cJSON *o, const char *app, int unknown)
 {
-	return tapjson_add_string(o, "app", app) == 0;
+	return tapjson_add_string(o, "app",
+				  unknown ? STORE_APP_UNKNOWN : app) == 0;
+}
+
+/* Whether the entry of app (NULL: unknown) is one f asks for. */
+static bool
+api_stats_app_wanted(const struct store_filter *f, const char *app)
+{
+	if (f->app_unknown)
+		return app == NULL;
+	return f->app == NULL || (app != NULL && strcmp(f->app, app) == 0);
 }
 
 int
@@ -301,9 +318,10 @@ api_stats_percentiles(struct api_request *rq)
 
 	rc = -ENOMEM;
 	root = cJSON_CreateObject();
-	if (!root || !api_stats_add_app(root, f.app) ||
+	if (!root || !api_stats_add_app(root, f.app, f.app_unknown) ||
 	    !cJSON_AddStringToObject(root, "metric",
-				     store_query_metric_name(metric)))
+				     store_query_metric_name(metric)) ||
+	    !cJSON_AddStringToObject(root, "unit", API_STATS_UNIT))
 		goto out;
 	if (!api_stats_add_percentiles(root, &r) ||
 	    !api_stats_add_range(root, &f))
@@ -341,7 +359,7 @@ api_stats_app_json(const struct store_query_app *a)
 	size_t i;
 
 	o = cJSON_CreateObject();
-	if (!o || !api_stats_add_app(o, a->app) ||
+	if (!o || !api_stats_add_app(o, a->app, a->app == NULL) ||
 	    !cJSON_AddNumberToObject(o, "count", (double)a->total))
 		goto fail;
 	st = cJSON_AddObjectToObject(o, "statuses");
@@ -367,7 +385,7 @@ int
 api_stats_apps(struct api_request *rq)
 {
 	struct store_query_app *apps = NULL;
-	struct store_filter f;
+	struct store_filter f, all;
 	cJSON *root = NULL, *list, *item;
 	char key[API_REQUEST_KEY_MAX];
 	size_t napps = 0, i;
@@ -378,10 +396,13 @@ api_stats_apps(struct api_request *rq)
 	rc = api_request_allow(rq, api_stats_apps_params);
 	if (rc < 0)
 		return rc;
-	rc = api_stats_common(rq, &f, false, NULL);
+	rc = api_stats_common(rq, &f, true, NULL);
 	if (rc < 0)
 		return rc;
 	keyed = api_stats_key(key, sizeof(key), "/v1/apps", &f, 0, 0, "") == 0;
+	/* Every app's counts, of which ?app= keeps one. */
+	all = f;
+	store_filter_app(&all, NULL);
 	rc = api_request_store(rq, &st);
 	if (rc < 0)
 		return rc;
@@ -391,7 +412,7 @@ api_stats_apps(struct api_request *rq)
 	rc = keyed ? api_request_reply_cached(rq, st, key) : 0;
 	if (rc != 0)
 		goto out;
-	rc = store_query_apps(st, &f, &apps, &napps);
+	rc = store_query_apps(st, &all, &apps, &napps);
 	if (rc < 0)
 		goto out;
 
@@ -399,10 +420,14 @@ api_stats_apps(struct api_request *rq)
 	root = cJSON_CreateObject();
 	if (!root)
 		goto out;
+	if (!cJSON_AddStringToObject(root, "unit", API_STATS_UNIT))
+		goto out;
 	list = cJSON_AddArrayToObject(root, "apps");
 	if (!list)
 		goto out;
 	for (i = 0; i < napps; i++) {
+		if (!api_stats_app_wanted(&f, apps[i].app))
+			continue;
 		item = api_stats_app_json(&apps[i]);
 		if (!item || !cJSON_AddItemToArray(list, item)) {
 			cJSON_Delete(item);
@@ -464,9 +489,10 @@ api_stats_histogram(struct api_request *rq)
 
 	rc = -ENOMEM;
 	root = cJSON_CreateObject();
-	if (!root || !api_stats_add_app(root, f.app) ||
+	if (!root || !api_stats_add_app(root, f.app, f.app_unknown) ||
 	    !cJSON_AddStringToObject(root, "metric",
 				     store_query_metric_name(metric)) ||
+	    !cJSON_AddStringToObject(root, "unit", API_STATS_UNIT) ||
 	    !cJSON_AddNumberToObject(root, "count", (double)h.count) ||
 	    !cJSON_AddStringToObject(root, "method",
 				     store_query_method_name(h.method)))

@@ -102,7 +102,7 @@ static void
 taps_filter(const struct taps_query *q, struct store_filter *f)
 {
 	store_filter_init(f);
-	f->app = q->app;
+	store_filter_app(f, q->app);
 	if (q->kind >= 0)
 		f->kinds = 1u << q->kind;
 	if (q->status >= 0)

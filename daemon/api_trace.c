@@ -96,7 +96,7 @@ static void
 trace_filter(const struct trace_query *q, struct store_filter *f)
 {
 	store_filter_init(f);
-	f->app = q->app;
+	store_filter_app(f, q->app);
 	f->session = q->session;
 	f->wall = STORE_WALL_KNOWN;
 	if (q->since >= 0)
@@ -162,7 +162,7 @@ count_no_wall(struct store *st, const struct trace_query *q, int64_t *n)
 	if (q->since >= 0 || q->until >= 0)
 		return 0;
 	store_filter_init(&f);
-	f.app = q->app;
+	store_filter_app(&f, q->app);
 	f.session = q->session;
 	f.wall = STORE_WALL_UNKNOWN;
 	return store_taps_count(st, &f, n);

@@ -381,10 +381,11 @@ foreground_load_log(const char *path, struct foreground **out)
 	FILE *fp;
 	int r;
 
+	/* A replay without its foreground log ends: an error. */
 	fp = fopen(path, "re");
 	if (!fp) {
 		r = -errno;
-		log_warn("cannot open '%s'", path);
+		log_error("cannot open '%s': %s", path, strerror(-r));
 		return r;
 	}
 	r = foreground_load_stream(fp, path, out);

@@ -408,19 +408,20 @@ input_getevent_open(const char *path, const char *device,
 
 	if (path == NULL || out == NULL)
 		return -EINVAL;
+	/* A replay without its input ends: these are errors, not warnings. */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		log_warn("cannot open '%s'", path);
+		log_error("cannot open '%s': %s", path, strerror(-r));
 		return r;
 	}
 	if (fstat(fd, &sb) < 0) {
 		r = -errno;
-		log_warn("cannot stat '%s'", path);
+		log_error("cannot stat '%s': %s", path, strerror(-r));
 		goto out;
 	}
 	if (S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size > GETEVENT_FILE_MAX) {
-		log_warnx("cannot replay '%s': the log is larger than %zu MiB",
+		log_error("cannot replay '%s': the log is larger than %zu MiB",
 			  path, GETEVENT_FILE_MAX >> 20);
 		r = -EFBIG;
 		goto out;

@@ -227,7 +227,13 @@ log_sqlite(void *arg, int code, const char *msg)
 	 * that forced a re-prepare, an automatic index); only real errors
 	 * are warnings.
 	 */
-	if (primary == SQLITE_NOTICE || primary == SQLITE_SCHEMA)
+	/*
+	 * A file SQLite cannot open is reported by its caller, with the
+	 * database's name first ("cannot open database 'x.db': ..."); SQLite's
+	 * own line (its source line and an errno) is for debugging.
+	 */
+	if (primary == SQLITE_NOTICE || primary == SQLITE_SCHEMA ||
+	    primary == SQLITE_CANTOPEN)
 		log_debug("sqlite: %s (%d)", msg, code);
 	else if (primary == SQLITE_WARNING)
 		log_info("sqlite: %s (%d)", msg, code);
@@ -289,5 +295,13 @@ log_mhd(void *cls, const char *fmt, va_list ap)
 	n = strlen(msg);
 	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
 		msg[--n] = '\0';
+	/*
+	 * A failed bind is reported by api.c with the address asked for;
+	 * libmicrohttpd's line names port 0 whatever the port was.
+	 */
+	if (strncmp(msg, "Failed to bind", 14) == 0) {
+		log_debug("microhttpd: %s", msg);
+		return;
+	}
 	log_msg(LOG_LEVEL_WARN, "microhttpd: %s", msg);
 }

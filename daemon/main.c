@@ -76,9 +76,7 @@ catch_stop_signals(void)
 	"                         /data/adb cannot be used, as without "       \
 	"root,\n"                                                              \
 	"                         /data/local/tmp/tapd-data/taps.db, health "  \
-	"degraded)\n"                                                          \
-	"  --listen HOST:PORT, --token-file FILE, --device FILE, thresholds "  \
-	"as above\n"
+	"degraded)\n"
 #define HELP_SYSROOT                                                           \
 	"  --sysroot DIR          tests only: read /dev and /proc under DIR, " \
 	"and look for\n"                                                       \
@@ -87,8 +85,7 @@ catch_stop_signals(void)
 #else
 #define USAGE_RUN "usage: tapd [run] --db PATH [options]\n"
 #define HELP_RUN_DB                                                            \
-	"  --db PATH, --listen HOST:PORT, --token-file FILE, "                 \
-	"--device FILE, thresholds as above\n"
+	"  --db PATH              the database (created if missing)\n"
 #define HELP_SYSROOT                                                           \
 	"  --sysroot DIR          tests only: read /dev and /proc under DIR\n"
 #endif
@@ -113,17 +110,41 @@ usage_kinds(FILE *out, enum source_mode mode, enum source_role role,
 		fprintf(out, "%s\n", line);
 }
 
+/* The thresholds run and replay share. */
 static void
-usage(FILE *out)
+usage_thresholds(FILE *out)
 {
-	fprintf(out, USAGE_RUN
-		"       tapd replay [options]\n"
-		"       tapd serve --db PATH [--listen HOST:PORT] "
-		"[--token-file FILE]\n"
-		"       tapd --version | --help\n"
-		"\n"
-		"replay reads recorded sources to their end, stores every "
-		"gesture and prints a summary:\n"
+	fputs("  --slop-px N | --slop-dp N\n"
+	      "                         touch slop (default 8 dp)\n"
+	      "  --long-press-ms N      long-press timeout (default 400)\n"
+	      "  --settle-quiet-ms N    quiet gap that ends a burst (default "
+	      "300)\n"
+	      "  --settle-cap-ms N      longest response window (default "
+	      "5000)\n",
+	      out);
+}
+
+/* The options every command takes. */
+static void
+usage_common(FILE *out)
+{
+	fputs("  -v, --verbose          more messages (twice for debug)\n"
+	      "  -q, --quiet            errors only\n"
+	      "  -h, --help             this help\n"
+	      "  --version              the version of tapd\n"
+	      "exit status: 0 ok, 1 failure, 2 usage (a bad option or "
+	      "value)\n",
+	      out);
+}
+
+static void
+usage_replay(FILE *out)
+{
+	fprintf(out,
+		"usage: tapd replay --db PATH [--session DIR] [options]\n"
+		"Reads recorded sources to their end, stores every gesture and "
+		"prints a summary.\n"
+		"options:\n"
 		"  --session DIR          a recorded session (input.getevent, "
 		"frames.pftrace or latency/,\n"
 		"                         foreground.log, windows.log, "
@@ -160,13 +181,6 @@ usage(FILE *out)
 		"touch axis ranges\n"
 		"  --db PATH              the database to write (created if "
 		"missing)\n"
-		"  --slop-px N | --slop-dp N\n"
-		"                         touch slop (default 8 dp)\n"
-		"  --long-press-ms N      long-press timeout (default 400)\n"
-		"  --settle-quiet-ms N    quiet gap that ends a burst (default "
-		"300)\n"
-		"  --settle-cap-ms N      longest response window (default "
-		"5000)\n"
 		"  --listen HOST:PORT     serve the HTTP API while replaying, "
 		"and after it until\n"
 		"                         interrupted (127.0.0.1:7878 is "
@@ -180,16 +194,19 @@ usage(FILE *out)
 		"(1 = real time;\n"
 		"                         default: as fast as possible)\n"
 		"  --buckets LIST         /metrics' histogram bounds in "
-		"seconds, "
-		"comma-separated\n"
+		"seconds, comma-separated\n"
 		"                         (default: 313 from 0.01 to 10 s, "
-		"each "
-		"1 ms or 2%% wide)\n"
-		"  -v, --verbose          more messages (twice for debug)\n"
-		"  -q, --quiet            errors only\n"
-		"\n"
-		"run (the default) is the live daemon, in the foreground "
-		"until SIGTERM or SIGINT:\n");
+		"each 1 ms or 2%% wide)\n");
+	usage_thresholds(out);
+	usage_common(out);
+}
+
+static void
+usage_run(FILE *out)
+{
+	fprintf(out, USAGE_RUN "The live daemon, in the foreground until "
+			       "SIGTERM or SIGINT (the default command).\n"
+			       "options:\n");
 	usage_kinds(out, SOURCE_MODE_LIVE, SOURCE_ROLE_INPUT, "input",
 		    "the touch screen (default: found by its axes)");
 	usage_kinds(out, SOURCE_MODE_LIVE, SOURCE_ROLE_FRAMES, "frames",
@@ -197,6 +214,12 @@ usage(FILE *out)
 	usage_kinds(out, SOURCE_MODE_LIVE, SOURCE_ROLE_FOREGROUND, "foreground",
 		    "top-app cpuset and dumpsys window (auto)");
 	fprintf(out, HELP_RUN_DB
+		"  --listen HOST:PORT     serve the HTTP API there (default "
+		"127.0.0.1:7878)\n"
+		"  --token-file FILE      require 'Authorization: Bearer' with "
+		"this token\n"
+		"  --device FILE          device.json: screen size, density, "
+		"touch axis ranges\n"
 		"  --pidfile FILE         a locked pidfile: a second tapd on "
 		"it refuses to start\n"
 		"  --log-file FILE        log there instead of stderr; SIGHUP "
@@ -214,13 +237,33 @@ usage(FILE *out)
 		"  --perfetto-bin P, --dumpsys-bin D, --getprop-bin G\n"
 		"                         the Android tools to run (for tests: "
 		"fakes)\n"
-		"  --buckets LIST         as for replay\n" HELP_SYSROOT "\n"
-		"serve answers the HTTP API over an existing database, "
-		"read-only, until SIGINT\n"
-		"or SIGTERM; it prints 'listening on http://HOST:PORT' first.\n"
-		"  --db PATH, --listen HOST:PORT (default 127.0.0.1:7878), "
-		"--token-file FILE, --no-ui,\n"
-		"  --buckets LIST, -v, -q\n");
+		"  --buckets LIST         as for replay\n" HELP_SYSROOT);
+	usage_thresholds(out);
+	usage_common(out);
+}
+
+static void
+usage_serve(FILE *out)
+{
+	fprintf(out,
+		"usage: tapd serve --db PATH [--listen HOST:PORT] "
+		"[--token-file FILE] [--no-ui]\n"
+		"                  [--buckets LIST]\n"
+		"Answers the HTTP API over an existing database, read-only, "
+		"until SIGINT or\n"
+		"SIGTERM; it prints 'listening on http://HOST:PORT' first.\n"
+		"options:\n"
+		"  --db PATH              the database to serve\n"
+		"  --listen HOST:PORT     where (default 127.0.0.1:7878; port "
+		"0 "
+		"picks one)\n"
+		"  --token-file FILE      require 'Authorization: Bearer' with "
+		"this token (needed\n"
+		"                         for any address but loopback)\n"
+		"  --no-ui                no dashboard at http://HOST:PORT/ "
+		"(the API only)\n"
+		"  --buckets LIST         as for replay\n");
+	usage_common(out);
 }
 
 static int
@@ -277,6 +320,7 @@ static const struct option verbosity_options[] = {
 	{"verbose", no_argument, NULL, 'v'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
 };
 
 /*
@@ -345,16 +389,71 @@ check_thresholds(const struct pipeline_options *t)
 }
 
 /*
+ * A command of tapd: its name, its function (argv[0] is the command's
+ * name, or "tapd" for the default run), its --help text and its line in
+ * the list of commands.  A new command is an entry in main_cmds below; its
+ * function reads its options with parse_command(), which gives it --help,
+ * --version, -v and -q, and main() adds the "try 'tapd NAME --help'" line
+ * after any usage error (exit 2) it returns.
+ */
+struct main_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	void (*help)(FILE *out);
+	const char *synopsis;
+};
+
+/* The command whose options parse_command() reads. */
+static const struct main_cmd *main_current;
+
+/*
+ * Whether s is an option word, never taken as the value of another
+ * option: "-" alone and negative numbers are values.
+ */
+static int
+is_option_word(const char *s)
+{
+	return s[0] == '-' && s[1] != '\0' &&
+	       !((s[1] >= '0' && s[1] <= '9') || s[1] == '.');
+}
+
+/*
+ * --help and --version win wherever they are before a "--": the rest of
+ * the line is not read (nor its mistakes reported).  Returns the exit
+ * code, or -1 when neither is there.
+ */
+static int
+help_or_version(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--help") == 0 ||
+		    strcmp(argv[i], "-h") == 0) {
+			main_current->help(stdout);
+			return 0;
+		}
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("tapd %s\n", tapd_version);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
  * The option loop of every command: its own options from opts, then the
  * thresholds when it takes them (t), then verbosity and help.  Returns the
- * exit code when the command ends here (help, or a bad command line), or
- * -1 when the options are good and the command goes on.
+ * exit code when the command ends here (help, or a bad command line: one
+ * line says what is wrong), or -1 when the options are good and the
+ * command goes on.
  */
 static int
 parse_command(int argc, char **argv, const struct cmd_option *opts, size_t n,
 	      struct pipeline_options *t)
 {
 	struct option longopts[CMD_OPTIONS_MAX];
+	const char *name = main_current->name;
 	size_t i, k = 0;
 	int level = LOG_LEVEL_WARN;
 	int c, rc;
@@ -366,6 +465,8 @@ parse_command(int argc, char **argv, const struct cmd_option *opts, size_t n,
 		log_error("too many options");
 		return 1;
 	}
+	if ((rc = help_or_version(argc, argv)) >= 0)
+		return rc;
 	for (i = 0; i < n; i++) {
 		longopts[k].name = opts[i].name;
 		longopts[k].has_arg = opts[i].parse == opt_switch
@@ -382,7 +483,21 @@ parse_command(int argc, char **argv, const struct cmd_option *opts, size_t n,
 	memset(&longopts[k], 0, sizeof(*longopts));
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
+	/* Our own messages (':' for a missing value), not getopt's. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":vqh", longopts, NULL)) != -1) {
+		if (c == ':') {
+			log_error("%s: option '%s' needs a value", name,
+				  argv[optind - 1]);
+			return 2;
+		}
+		/* A separate word that is an option is no value. */
+		if (optarg && optind >= 2 && optarg == argv[optind - 1] &&
+		    is_option_word(optarg)) {
+			log_error("%s: option '%s' needs a value", name,
+				  argv[optind - 2]);
+			return 2;
+		}
 		if (c >= OPT_OWN && (size_t)(c - OPT_OWN) < n) {
 			const struct cmd_option *co = &opts[c - OPT_OWN];
 
@@ -403,19 +518,23 @@ parse_command(int argc, char **argv, const struct cmd_option *opts, size_t n,
 			log_set_level(level);
 			continue;
 		case 'h':
-			usage(stdout);
+			main_current->help(stdout);
+			return 0;
+		case 'V':
+			printf("tapd %s\n", tapd_version);
 			return 0;
 		}
-		rc = t ? threshold_option(c, t) : 0;
+		rc = t && c != '?' ? threshold_option(c, t) : 0;
 		if (rc == 0) {
-			usage(stderr);
+			log_error("%s: unknown option '%s'", name,
+				  argv[optind - 1]);
 			return 2;
 		}
 		if (rc < 0)
 			return 2;
 	}
 	if (optind < argc) {
-		log_error("unexpected argument '%s'", argv[optind]);
+		log_error("%s: unexpected argument '%s'", name, argv[optind]);
 		return 2;
 	}
 	if (t && check_thresholds(t) < 0)
@@ -636,10 +755,109 @@ cmd_serve(int argc, char **argv)
 	return exit_code(serve_run(&o));
 }
 
+static void usage(FILE *out);
+static int cmd_help(int argc, char **argv);
+
+static void
+usage_help(FILE *out)
+{
+	fputs("usage: tapd help [COMMAND]\n"
+	      "The list of commands, or the --help of COMMAND.\n",
+	      out);
+}
+
+/* The commands, in the order of the usage. */
+static const struct main_cmd main_cmds[] = {
+	{"run", cmd_run, usage_run,
+	 "tapd [run] --db PATH [options]     the live daemon (the default)"},
+	{"replay", cmd_replay, usage_replay,
+	 "tapd replay --db PATH [options]    recorded sources, then a "
+	 "summary"},
+	{"serve", cmd_serve, usage_serve,
+	 "tapd serve --db PATH [options]     the HTTP API over a database"},
+	{"help", cmd_help, usage_help,
+	 "tapd help [COMMAND]                this list, or a command's "
+	 "options"},
+};
+
+#define MAIN_NCMDS N_OPTIONS(main_cmds)
+
+static const struct main_cmd *
+find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < MAIN_NCMDS; i++)
+		if (strcmp(main_cmds[i].name, name) == 0)
+			return &main_cmds[i];
+	return NULL;
+}
+
+static void
+usage(FILE *out)
+{
+	size_t i;
+
+	fputs("usage: tapd COMMAND [options]\n"
+	      "Tap response time on Android, from the kernel's touch events "
+	      "and\n"
+	      "SurfaceFlinger's frame present times.\n"
+	      "commands:\n",
+	      out);
+	for (i = 0; i < MAIN_NCMDS; i++)
+		fprintf(out, "  %s\n", main_cmds[i].synopsis);
+	fprintf(out,
+		"'tapd COMMAND --help' or 'tapd help COMMAND' for a command's "
+		"options.\n"
+		"  -h, --help             this list\n"
+		"  --version              the version of tapd (%s)\n"
+		"exit status: 0 ok, 1 failure, 2 usage (a bad option or "
+		"value)\n",
+		tapd_version);
+}
+
+static int
+cmd_help(int argc, char **argv)
+{
+	const struct main_cmd *c;
+	int rc;
+
+	if ((rc = help_or_version(argc, argv)) >= 0)
+		return rc;
+	if (argc > 2) {
+		log_error("help: one COMMAND at most");
+		return 2;
+	}
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	if ((c = find_command(argv[1])) == NULL) {
+		log_error("help: unknown command '%s'", argv[1]);
+		return 2;
+	}
+	c->help(stdout);
+	return 0;
+}
+
+/*
+ * After a usage error, the one line that says where the usage is
+ * (the error itself was the line before).
+ */
+static void
+usage_hint(const struct main_cmd *c)
+{
+	if (c != NULL && c->fn != cmd_help)
+		fprintf(stderr, "try 'tapd %s --help'\n", c->name);
+	else
+		fputs("try 'tapd --help'\n", stderr);
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *cmd;
+	int rc;
 
 	log_init("tapd", LOG_LEVEL_WARN);
 	log_route_libraries();
@@ -647,12 +865,12 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	if (argc < 2) {
-		usage(stderr);
+		log_error("no command given");
+		usage_hint(NULL);
 		return 2;
 	}
 	cmd = argv[1];
-	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
-	    strcmp(cmd, "help") == 0) {
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
 		usage(stdout);
 		return 0;
 	}
@@ -660,16 +878,18 @@ main(int argc, char **argv)
 		printf("tapd %s\n", tapd_version);
 		return 0;
 	}
-	if (strcmp(cmd, "replay") == 0)
-		return cmd_replay(argc - 1, argv + 1);
-	if (strcmp(cmd, "serve") == 0)
-		return cmd_serve(argc - 1, argv + 1);
-	if (strcmp(cmd, "run") == 0)
-		return cmd_run(argc - 1, argv + 1);
-	/* Options without a command: the live daemon, the default. */
-	if (cmd[0] == '-')
-		return cmd_run(argc, argv);
-	log_error("unknown command '%s'", cmd);
-	usage(stderr);
-	return 2;
+	if ((main_current = find_command(cmd)) != NULL) {
+		rc = main_current->fn(argc - 1, argv + 1);
+	} else if (cmd[0] == '-') {
+		/* Options without a command: the live daemon, the default. */
+		main_current = find_command("run");
+		rc = main_current->fn(argc, argv);
+	} else {
+		log_error("unknown command '%s'", cmd);
+		usage_hint(NULL);
+		return 2;
+	}
+	if (rc == 2)
+		usage_hint(main_current);
+	return rc;
 }

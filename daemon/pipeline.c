@@ -20,10 +20,10 @@
 /* Latencies of one app, for the summary's percentiles. */
 struct app_stats {
 	char *app;
+	uint64_t gestures; /* every kind, as tapctl apps counts them */
 	uint64_t measured; /* taps and long presses */
 	uint64_t ok;
 	uint64_t no_response;
-	uint64_t other;	 /* truncated, frames_unavailable */
 	int64_t *first;	 /* first_frame of ok taps */
 	int64_t *settle; /* settle of ok taps */
 	size_t n, cap;
@@ -62,6 +62,9 @@ struct pipeline {
 	int64_t last_input_ns; /* newest input event, INT64_MIN before one */
 	int have_wall;
 	int64_t wall_offset;
+	/* Paced (wall_pace > 0): wall_offset + origin + (t - origin) / pace. */
+	double wall_pace;
+	int64_t wall_origin;
 
 	struct publish *publish; /* taps stored, not yet committed */
 	size_t npublish, cap_publish;
@@ -78,7 +81,7 @@ app_stats_get(struct pipeline *p, const char *app)
 	size_t i;
 
 	if (!app)
-		app = "(unknown)";
+		app = STORE_APP_UNKNOWN;
 	for (i = 0; i < p->napps; i++)
 		if (strcmp(p->apps[i].app, app) == 0)
 			return &p->apps[i];
@@ -105,6 +108,7 @@ app_stats_add(struct pipeline *p, const char *app,
 
 	if (!a)
 		return -ENOMEM;
+	a->gestures++;
 	a->measured++;
 	switch (res->status) {
 	case CORRELATE_OK:
@@ -114,7 +118,7 @@ app_stats_add(struct pipeline *p, const char *app,
 		a->no_response++;
 		return 0;
 	default:
-		a->other++;
+		/* truncated, frames_unavailable: TAPS - OK - NO_RESP. */
 		return 0;
 	}
 	if (a->n == a->cap) {
@@ -194,6 +198,15 @@ wall_time(const struct pipeline *p, const char *kind, int64_t t_ns,
 	if (!p->have_wall) {
 		*out = -1;
 		return 0;
+	}
+	if (p->wall_pace > 0) {
+		double d = (double)(t_ns - p->wall_origin) / p->wall_pace;
+
+		/* Within int64 by far: a replay spans days, not centuries. */
+		if (d > 9e18 || d < -9e18)
+			t_ns = d > 0 ? INT64_MAX : INT64_MIN;
+		else
+			t_ns = p->wall_origin + (int64_t)d;
 	}
 	over = __builtin_add_overflow(t_ns, p->wall_offset, &w);
 	if (!over && w >= 0) {
@@ -411,6 +424,7 @@ on_gesture(struct pipeline *p, const struct gesture_record *rec)
 {
 	struct attrib_result ar;
 	const char *app = NULL;
+	struct app_stats *a;
 	struct correlate_tap ct;
 	struct store_tap tap;
 	int32_t pid = 0;
@@ -434,6 +448,9 @@ on_gesture(struct pipeline *p, const struct gesture_record *rec)
 	if (rec->kind != GESTURE_TAP && rec->kind != GESTURE_LONG_PRESS) {
 		/* Swipes and multi-finger gestures are counted, not measured.
 		 */
+		if ((a = app_stats_get(p, app)) == NULL)
+			return -ENOMEM;
+		a->gestures++;
 		rc = tap_from_record(p, &tap, rec, app, pid);
 		tap.window = ar.window;
 		tap.attribution = attrib_how_name(ar.how);
@@ -654,6 +671,17 @@ pipeline_set_wall_offset(struct pipeline *p, int64_t offset_ns)
 {
 	p->have_wall = 1;
 	p->wall_offset = offset_ns;
+	p->wall_pace = 0;
+}
+
+void
+pipeline_set_wall_pace(struct pipeline *p, int64_t origin_ns, int64_t wall0_ns,
+		       double pace)
+{
+	p->have_wall = 1;
+	p->wall_pace = pace;
+	p->wall_origin = origin_ns;
+	p->wall_offset = wall0_ns - origin_ns;
 }
 
 int
@@ -810,12 +838,12 @@ percentile_ms(const int64_t *sorted, size_t n, unsigned pct)
 }
 
 static void
-print_ms(FILE *out, const int64_t *v, size_t n, unsigned pct)
+print_ms(FILE *out, const int64_t *v, size_t n, unsigned pct, int width)
 {
 	if (n == 0)
-		fprintf(out, " %8s", "-");
+		fprintf(out, " %*s", width, "-");
 	else
-		fprintf(out, " %8.1f", percentile_ms(v, n, pct));
+		fprintf(out, " %*.1f", width, percentile_ms(v, n, pct));
 }
 
 void
@@ -825,30 +853,32 @@ pipeline_print_apps(struct pipeline *p, FILE *out)
 	size_t i;
 
 	/*
-	 * Per app: gestures measured, how many had no response, how many
-	 * could not be measured (truncated, frames_unavailable), and the
-	 * nearest-rank percentiles of the ok ones.
+	 * Per app, the columns of tapctl apps: every gesture, the taps and
+	 * long presses measured, how many were ok and how many had no
+	 * response (the rest were truncated or frames_unavailable), and the
+	 * nearest-rank percentiles of the ok ones, in ms.
 	 */
-	fprintf(out, "%-40s %6s %7s %6s  %-26s  %-26s\n", "", "", "", "",
-		"first_frame ms", "settle ms");
-	fprintf(out, "%-40s %6s %7s %6s  %8s %8s %8s  %8s %8s %8s\n", "app",
-		"taps", "no_resp", "other", "p50", "p90", "p99", "p50", "p90",
-		"p99");
+	fprintf(out, "%-40s %8s %6s %6s %7s %12s %12s %12s %13s %13s %13s\n",
+		"APP", "GESTURES", "TAPS", "OK", "NO_RESP", "FIRST_P50_MS",
+		"FIRST_P90_MS", "FIRST_P99_MS", "SETTLE_P50_MS",
+		"SETTLE_P90_MS", "SETTLE_P99_MS");
 	for (i = 0; i < p->napps; i++) {
 		a = &p->apps[i];
 		if (a->n > 0) {
 			qsort(a->first, a->n, sizeof(*a->first), cmp_i64);
 			qsort(a->settle, a->n, sizeof(*a->settle), cmp_i64);
 		}
-		fprintf(out, "%-40.40s %6" PRIu64 " %7" PRIu64 " %6" PRIu64 " ",
-			a->app, a->measured, a->no_response, a->other);
-		print_ms(out, a->first, a->n, 50);
-		print_ms(out, a->first, a->n, 90);
-		print_ms(out, a->first, a->n, 99);
-		fprintf(out, " ");
-		print_ms(out, a->settle, a->n, 50);
-		print_ms(out, a->settle, a->n, 90);
-		print_ms(out, a->settle, a->n, 99);
+		fprintf(out,
+			"%-40.40s %8" PRIu64 " %6" PRIu64 " %6" PRIu64
+			" %7" PRIu64,
+			a->app, a->gestures, a->measured, a->ok,
+			a->no_response);
+		print_ms(out, a->first, a->n, 50, 12);
+		print_ms(out, a->first, a->n, 90, 12);
+		print_ms(out, a->first, a->n, 99, 12);
+		print_ms(out, a->settle, a->n, 50, 13);
+		print_ms(out, a->settle, a->n, 90, 13);
+		print_ms(out, a->settle, a->n, 99, 13);
 		fprintf(out, "\n");
 	}
 	if (p->napps == 0)

@@ -123,6 +123,16 @@ struct correlate *pipeline_correlate(struct pipeline *p);
  */
 void pipeline_set_wall_offset(struct pipeline *p, int64_t offset_ns);
 
+/*
+ * The wall times of a replay paced at pace times the recorded speed: the
+ * event at origin_ns is at wall0_ns and each recorded second after it
+ * takes 1/pace s, as the replay shows it, so that taps carry the wall
+ * time at which they were replayed (and a session opened meanwhile holds
+ * taps of its own time span).  Out of range as above.
+ */
+void pipeline_set_wall_pace(struct pipeline *p, int64_t origin_ns,
+			    int64_t wall0_ns, double pace);
+
 /* Finalizes and stores what the watermarks allow (correlate_advance()). */
 int pipeline_advance(struct pipeline *p, int64_t frames_wm, int64_t input_wm);
 

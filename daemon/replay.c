@@ -80,10 +80,13 @@ replay_space(const struct replay *r, int rc)
 }
 
 /*
- * Wall times of taps: from the session's clock anchor when it has one;
- * otherwise the replay is placed on today's clock, its first event at the
- * start of a paced replay, or its last event now, so that "the last 15
- * minutes" finds a replay just made.
+ * Wall times of taps.  A paced replay is shown as it goes, so its taps
+ * get the wall times at which they are replayed: its first event at the
+ * start, each recorded second 1/pace s (a session started and stopped
+ * meanwhile holds taps of its own time span, whatever the clock anchor
+ * says).  Otherwise from the session's clock anchor when it has one, or
+ * on today's clock with the last event now, so that "the last 15 minutes"
+ * finds a replay just made.
  */
 static void
 setup_wall(struct replay *r, const struct device_info *dev, int have_dev)
@@ -91,7 +94,7 @@ setup_wall(struct replay *r, const struct device_info *dev, int have_dev)
 	struct timespec rt;
 	int64_t first, last, now_rt;
 
-	if (have_dev && dev->have_clock) {
+	if (have_dev && dev->have_clock && r->opts->pace <= 0) {
 		r->have_wall = 1;
 		pipeline_set_wall_offset(r->pipe,
 					 dev->clock_realtime_ns -
@@ -105,10 +108,9 @@ setup_wall(struct replay *r, const struct device_info *dev, int have_dev)
 	now_rt = rt.tv_sec * INT64_C(1000000000) + rt.tv_nsec;
 	r->have_wall = 1;
 	if (r->opts->pace > 0) {
-		pipeline_set_wall_offset(r->pipe, now_rt - first);
-		r->wall_source =
-			"replay time (no clock anchor in device.json): "
-			"first event at the start";
+		pipeline_set_wall_pace(r->pipe, first, now_rt, r->opts->pace);
+		r->wall_source = "replay time at --pace: first event at the "
+				 "start, a recorded second every 1/pace s";
 	} else {
 		pipeline_set_wall_offset(r->pipe, now_rt - last);
 		r->wall_source =

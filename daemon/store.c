@@ -589,7 +589,10 @@ store_open_name(const char *name, const char *path, unsigned flags, bool quiet,
 			       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	rc = sqlite3_open_v2(name, &st->db, oflags, NULL);
 	if (rc != SQLITE_OK) {
-		rc = store__fail(st, rc, "open");
+		/* Nothing goes on without its database: an error. */
+		log_error("cannot open database '%s': %s", st->path,
+			  st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+		rc = store__errno(st->db, rc);
 		goto out;
 	}
 	/* The identity check may meet a writer's lock; wait for it. */

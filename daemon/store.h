@@ -160,6 +160,21 @@ struct store_filter {
 void store_filter_init(struct store_filter *f);
 
 /*
+ * The one name of "no known app" in every output (the API's JSON, CSV and
+ * tables, the metrics' label, the replay summary) and the app filter that
+ * selects those taps.  An Android package name always holds a dot, so no
+ * package can be called this (docs/DESIGN.md).
+ */
+#define STORE_APP_UNKNOWN "unknown"
+
+/*
+ * Sets the app of f from an app parameter: NULL for every app,
+ * STORE_APP_UNKNOWN for the taps of no known app (app_unknown), else one
+ * package.
+ */
+void store_filter_app(struct store_filter *f, const char *app);
+
+/*
  * Opens (creating unless STORE_OPEN_READONLY) the database at path, sets up
  * the connection (WAL, synchronous=NORMAL, busy_timeout, temp_store=MEMORY)
  * and, for a writer, brings the schema to the current version.  Returns 0

@@ -26,6 +26,13 @@ store_filter_init(struct store_filter *f)
 	f->wall = STORE_WALL_ANY;
 }
 
+void
+store_filter_app(struct store_filter *f, const char *app)
+{
+	f->app_unknown = app != NULL && strcmp(app, STORE_APP_UNKNOWN) == 0;
+	f->app = f->app_unknown ? NULL : app;
+}
+
 int
 store__db_fail(sqlite3 *db, int rc, const char *what)
 {

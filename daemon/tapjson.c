@@ -272,7 +272,8 @@ fill(cJSON *obj, int64_t id, const struct store_tap *tap)
 
 	if (!cJSON_AddNumberToObject(obj, "id", (double)id))
 		return -ENOMEM;
-	if ((rc = tapjson_add_string(obj, "app", tap->app)) < 0)
+	if ((rc = tapjson_add_string(
+		     obj, "app", tap->app ? tap->app : STORE_APP_UNKNOWN)) < 0)
 		return rc;
 	if (tap->pid > 0) {
 		if (!cJSON_AddNumberToObject(obj, "pid", tap->pid))
@@ -442,7 +443,7 @@ tapjson_csv_write(FILE *f, int64_t id, const struct store_tap *tap)
 	int rc;
 
 	fprintf(f, "%" PRId64 ",", id);
-	if ((rc = csv_string(f, tap->app)) < 0)
+	if ((rc = csv_string(f, tap->app ? tap->app : STORE_APP_UNKNOWN)) < 0)
 		return rc;
 	fputc(',', f);
 	if (tap->pid > 0)

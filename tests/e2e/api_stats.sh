@@ -157,6 +157,17 @@ for app in $apps; do
 done
 check "/v1/apps echoes open ranges" "null null null" \
 	"$(jq -r '"\(.since) \(.until) \(.session)"' "$work/apps.json")"
+check "/v1/apps gives the unit of its latencies" ms \
+	"$(jq -r .unit "$work/apps.json")"
+# ?app= keeps the entry of one app, the same as in the whole list.
+for app in $apps; do
+	get "/v1/apps?app=$app"
+	check "/v1/apps?app=$app: its entry only" \
+		"$(jq -c --arg app "$app" '[.apps[] | select(.app == $app)]' \
+			"$work/apps.json")" "$(jq -c '.apps' "$work/body")"
+done
+get "/v1/apps?app=com.example.none"
+check "/v1/apps?app= of no such app: none" "[]" "$(jq -c '.apps' "$work/body")"
 
 # /v1/histogram: the buckets hold every measured tap, once, in at most the
 # buckets asked for, edge to edge.
@@ -204,7 +215,7 @@ for ep in percentiles histogram; do
 	bad "/v1/$ep?app=com.example%2Fmail"
 	bad "/v1/$ep?app="
 done
-bad "/v1/apps?app=com.example.mail"
+bad "/v1/apps?app=com.example%2Fmail"
 bad "/v1/apps?metric=settle"
 bad "/v1/percentiles?p=0"
 bad "/v1/percentiles?p=101"

@@ -160,17 +160,19 @@ expect "replay of a missing input log" 1 "$db" "${replay[@]}" \
 expect "replay of a missing trace" 1 "$db" "${replay[@]}" \
 	--frames "ftl:$tmp/missing.pftrace"
 
-# The usage text lists every kind of the table, for each command.
-"$tapd" --help >"$tmp/help" 2>&1
-check "--help: exit 0" 0 $?
-for line in '--input getevent:FILE[@/dev/input/eventN]' \
-	'--frames ftl:FILE|latency:DIR|none' \
-	'--foreground log:FILE|app:PACKAGE' \
-	'--input evdev[:/dev/input/eventN]|getevent:FIFO  the touch screen' \
-	'--frames auto|ftl|latency|none      FrameTimeline' \
-	'--foreground auto|app:PACKAGE|none  top-app'; do
-	grep -qF -- "  $line" "$tmp/help"
-	check "--help lists '$line'" 0 $?
+# Each command's --help lists every kind of the table that it takes.
+"$tapd" replay --help >"$tmp/help-replay" 2>&1
+check "replay --help: exit 0" 0 $?
+"$tapd" run --help >"$tmp/help-run" 2>&1
+check "run --help: exit 0" 0 $?
+for line in 'replay --input getevent:FILE[@/dev/input/eventN]' \
+	'replay --frames ftl:FILE|latency:DIR|none' \
+	'replay --foreground log:FILE|app:PACKAGE' \
+	'run --input evdev[:/dev/input/eventN]|getevent:FIFO  the touch screen' \
+	'run --frames auto|ftl|latency|none      FrameTimeline' \
+	'run --foreground auto|app:PACKAGE|none  top-app'; do
+	grep -qF -- "  ${line#* }" "$tmp/help-${line%% *}"
+	check "${line%% *} --help lists '${line#* }'" 0 $?
 done
 
 # Serve: a bad address or token is refused before the database is read.

@@ -3,10 +3,10 @@
 # database: every command's table output (values checked against the
 # database with sqlite3, or against the same command's --json), --json
 # output parsed with jq, and every exit code:
-#   0 ok; 1 bad usage or a local failure; 2 nothing listening (the port
-#   of a server that has just stopped); 3 an HTTP error (a bogus metric is
-#   a 400, a session on a read-only serve a 409, a missing token a 401);
-#   4 a bad response.
+#   0 ok; 1 a local failure (a token file, the output file); 2 bad usage;
+#   3 an HTTP error (a bogus metric is a 400, a session on a read-only
+#   serve a 409, a missing token a 401); 4 a bad response; 5 nothing
+#   listening (the port of a server that has just stopped).
 # For 4 no extra server is needed: a --url that ends in "/metrics#" makes
 # every request of tapctl a GET of /metrics (libcurl drops the fragment),
 # whose answer is text, not JSON; "/v1/sessions#" gives JSON of the wrong
@@ -92,14 +92,14 @@ serve_session long 3 120
 serve_url=$url
 ntaps=$(sql "SELECT count(*) FROM taps")
 
-# ---- usage: exit 1, and --help ----
-expect "no command" 1
-expect "unknown command" 1 frobnicate
-expect "unknown global option" 1 --frob health
-expect "--timeout not a number" 1 --timeout soon health
-expect "--url not http" 1 --url ftp://127.0.0.1/ health
+# ---- usage: exit 2, a local failure 1, and --help ----
+expect "no command" 2
+expect "unknown command" 2 frobnicate
+expect "unknown global option" 2 --frob health
+expect "--timeout not a number" 2 --timeout soon health
+expect "--url not http" 2 --url ftp://127.0.0.1/ health
 expect "unreadable --token-file" 1 --token-file "$work/none" health
-expect "health takes no argument" 1 health now
+expect "health takes no argument" 2 health now
 expect "--help" 0 --help &&
 	holds "--help prints the synopsis" grep -q '^usage: tapctl' "$work/out"
 
@@ -225,11 +225,11 @@ expect "percentiles --method histogram" 0 percentiles --method histogram &&
 		grep -Eq '^max_error_ms +[0-9.]+$' "$work/out"
 expect "percentiles --metric bogus" 3 percentiles --metric bogus &&
 	holds "the 400's message is on stderr" grep -q 'HTTP 400' "$work/err"
-expect "percentiles --p 0" 1 percentiles --p 0
-expect "percentiles --p 101" 1 percentiles --p 50,101
-expect "percentiles --p abc" 1 percentiles --p abc
-expect "percentiles --app without a value" 1 percentiles --app
-expect "percentiles --bogus" 1 percentiles --bogus
+expect "percentiles --p 0" 2 percentiles --p 0
+expect "percentiles --p 101" 2 percentiles --p 50,101
+expect "percentiles --p abc" 2 percentiles --p abc
+expect "percentiles --app without a value" 2 percentiles --app
+expect "percentiles --bogus" 2 percentiles --bogus
 
 # ---- taps ----
 expect "taps --limit 5" 0 taps --limit 5
@@ -286,10 +286,12 @@ if [ "$(wc -l <"$work/out")" = 4 ] && head -n 1 "$work/out" | grep -q '^id,app,'
 else
 	ko "taps --format csv" "$(cat "$work/out")"
 fi
-expect "taps --format xml" 1 taps --format xml
-expect "taps --limit 0" 1 taps --limit 0
-expect "taps --limit 12abc" 1 taps --limit 12abc
-expect "taps --limit past the server's maximum" 3 taps --limit 100000
+expect "taps --format xml" 2 taps --format xml
+expect "taps --limit 0" 2 taps --limit 0
+expect "taps --limit 12abc" 2 taps --limit 12abc
+# tapctl knows the server's cap: past it is bad usage, at it a page.
+expect "taps --limit past the server's maximum" 2 taps --limit 10001
+expect "taps --limit at the server's maximum" 0 taps --limit 10000
 
 # ---- trace ----
 expect "trace -o FILE" 0 trace -o "$work/trace.json" &&
@@ -300,7 +302,7 @@ expect "trace -o FILE" 0 trace -o "$work/trace.json" &&
 expect "trace -o -" 0 trace -o - --app "$app" &&
 	jqcheck "trace -o -: JSON on stdout" 'type == "object" or type == "array"' \
 		"$work/out"
-expect "trace without -o" 1 trace
+expect "trace without -o" 2 trace
 expect "trace into a missing directory" 1 trace -o "$work/no/such/dir/t.json"
 
 # ---- sessions ----
@@ -311,13 +313,13 @@ expect "session list --json" 0 --json session list &&
 expect "session start on a read-only serve" 3 session start lunch &&
 	holds "the 409's message is on stderr" grep -q 'HTTP 409' "$work/err"
 expect "session stop of no session" 3 session stop 424242
-expect "session stop abc" 1 session stop abc
-expect "session without a subcommand" 1 session
-expect "session frob" 1 session frob
+expect "session stop abc" 2 session stop abc
+expect "session without a subcommand" 2 session
+expect "session frob" 2 session frob
 
 # ---- tail ----
-expect "tail --retry-for abc" 1 tail --retry-for abc
-expect "tail --retry-for -1" 1 tail --retry-for -1
+expect "tail --retry-for abc" 2 tail --retry-for abc
+expect "tail --retry-for -1" 2 tail --retry-for -1
 # A read-only serve streams from its database: tail stays connected,
 # prints no tap stored before it started, and stops cleanly on SIGINT.
 timeout -s INT --preserve-status 3 "$TAPCTL" --url "$url" tail \
@@ -326,14 +328,14 @@ check "tail on a read-only serve: exit 0 on SIGINT" 0 "$?"
 check "tail on a read-only serve: nothing printed" "" \
 	"$(cat "$work/out" "$work/err")"
 
-# ---- exit 2: nothing listening ----
+# ---- exit 5: nothing listening ----
 # The port of a server that has just stopped: free, and nothing on it.
 if start_server "$work/gone.out" "$TAPD" serve --db "$db" \
 	--listen 127.0.0.1:0; then
 	stop_server "$pid"
-	expect "nothing listening" 2 health &&
+	expect "nothing listening" 5 health &&
 		holds "says it cannot connect" \
-			grep -q "^tapctl: cannot connect to '$url'" "$work/err"
+			grep -q "^tapctl: error: cannot connect to '$url'" "$work/err"
 else
 	ko "tapd serve for a free port did not start" \
 		"$(cat "$work/gone.out.err")"

@@ -123,9 +123,9 @@ check "--serial: one forward and one removal each" "2 2" \
 	"$(grep -c 'forward tcp:0 tcp:7878' "$FAKE_ADB_LOG") $(grep -c 'forward --remove' "$FAKE_ADB_LOG")" 2>/dev/null
 no_forwards "--serial"
 "$TAPCTL" --serial NOPE health >/dev/null 2>"$work/err"
-check "--serial of an unknown device: exit 2" 2 "$?"
+check "--serial of an unknown device: exit 5" 5 "$?"
 "$TAPCTL" --serial PHONE-A --url http://127.0.0.1:1 health >/dev/null 2>&1
-check "--serial with --url: exit 1" 1 "$?"
+check "--serial with --url: exit 2 (usage)" 2 "$?"
 
 # --all apps: one table, the device first, every device's rows as its own.
 : >"$FAKE_ADB_LOG"
@@ -150,9 +150,9 @@ check "--all: three forwards and three removals" "3 3" \
 	"$(grep -c 'forward tcp:0' "$FAKE_ADB_LOG") $(grep -c 'forward --remove' "$FAKE_ADB_LOG")"
 no_forwards "--all"
 "$TAPCTL" --all session list >/dev/null 2>&1
-check "--all of a command that is not a read: exit 1" 1 "$?"
+check "--all of a command that is not a read: exit 2 (usage)" 2 "$?"
 "$TAPCTL" --all --json apps >/dev/null 2>&1
-check "--all with --json: exit 1" 1 "$?"
+check "--all with --json: exit 2 (usage)" 2 "$?"
 
 # A device not authorized and one where nothing listens.
 echo "PHONE-D unauthorized 1" >>"$FAKE_ADB_DEVICES"
@@ -164,7 +164,7 @@ check "devices: the one without tapd" "PHONE-E device no - -" \
 	"$(printf '%s\n' "$out" | awk '$1 == "PHONE-E"' | tr -s ' ')"
 no_forwards "devices with a dead one"
 "$TAPCTL" --all health >"$work/all_health" 2>"$work/err"
-check "--all with a dead device: its exit code (2)" 2 "$?"
+check "--all with a dead device: its exit code (5, cannot connect)" 5 "$?"
 check "--all with a dead device: the others answer" 3 \
 	"$(awk '$1 ~ /^PHONE-[ABC]$/ && $2 == "status" && $3 == "ok" { n++ } END { print n + 0 }' "$work/all_health")"
 check "--all health: each device names its model" "PHONE-A Alpha PHONE-B Beta PHONE-C Beta" \

@@ -117,8 +117,8 @@ static void
 test_nulls(void **state)
 {
 	static const char *const nulls[] = {
-		"app",	     "pid",	"wall_time", "x", "y", "first_frame_ms",
-		"settle_ms", "session", "window",
+		"pid",	     "wall_time", "x",	    "y", "first_frame_ms",
+		"settle_ms", "session",	  "window",
 	};
 	struct store_tap tap;
 	cJSON *obj, *item;
@@ -133,6 +133,10 @@ test_nulls(void **state)
 		assert_non_null(item);
 		assert_true(cJSON_IsNull(item));
 	}
+	/* No known app has the one name of that in every output. */
+	item = cJSON_GetObjectItemCaseSensitive(obj, "app");
+	assert_true(cJSON_IsString(item));
+	assert_string_equal(item->valuestring, STORE_APP_UNKNOWN);
 	/* JANK_NONE is no jank: the array is empty, as are the flags. */
 	item = cJSON_GetObjectItemCaseSensitive(obj, "jank");
 	assert_true(cJSON_IsArray(item));
@@ -323,8 +327,8 @@ test_csv(void **state)
 
 	null_tap(&tap);
 	line = csv_line(1, &tap);
-	assert_string_equal(line, "1,,,tap,no_response,,1000,2000,,,,,,0,,,"
-				  "false,,,foreground\r\n");
+	assert_string_equal(line, "1,unknown,,tap,no_response,,1000,2000,,,,,,"
+				  "0,,,false,,,foreground\r\n");
 	free(line);
 
 	/* A comma, a quote and a line break are quoted, quotes doubled. */
