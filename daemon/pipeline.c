@@ -174,6 +174,10 @@ store_flags(unsigned gesture_flags, unsigned corr_flags)
 		f |= STORE_FLAG_START_ESTIMATED;
 	if (corr_flags & CORRELATE_FLAG_PRESENT_ESTIMATED)
 		f |= STORE_FLAG_PRESENT_ESTIMATED;
+	if (corr_flags & CORRELATE_FLAG_LAUNCH)
+		f |= STORE_FLAG_LAUNCH;
+	if (corr_flags & CORRELATE_FLAG_NAVIGATION)
+		f |= STORE_FLAG_NAVIGATION;
 	return f;
 }
 
@@ -226,6 +230,8 @@ tap_from_record(const struct pipeline *p, struct store_tap *tap,
 	tap->y = rec->y;
 	tap->first_frame_ns = -1;
 	tap->settle_ns = -1;
+	tap->launch_first_frame_ns = -1;
+	tap->launch_settle_ns = -1;
 	return wall_time(p, tap->kind, rec->t_up_ns, &tap->wall_ns);
 }
 
@@ -344,6 +350,10 @@ on_result(void *ctx, const struct correlate_result *res)
 		tap.frames = res->frames;
 		tap.jank = res->jank;
 		tap.jank_tags = res->jank_tags;
+		tap.target_app = res->target_app;
+		tap.target_activity = res->target_activity;
+		tap.launch_first_frame_ns = res->launch_first_frame_ns;
+		tap.launch_settle_ns = res->launch_settle_ns;
 		rc = keep_tap(p, &tap, res->resp, res->nresp);
 	}
 	if (rc == 0)
@@ -484,6 +494,7 @@ pipeline_options_init(struct pipeline_options *o)
 	memset(o, 0, sizeof(*o));
 	o->slop_px = -1;
 	o->slop_dp = -1;
+	o->launch_cap_ns = -1;
 }
 
 void
@@ -503,6 +514,8 @@ pipeline_configure(struct pipeline_config *cfg,
 		cfg->correlate.settle_quiet_ns = o->settle_quiet_ns;
 	if (o->settle_cap_ns > 0)
 		cfg->correlate.settle_cap_ns = o->settle_cap_ns;
+	if (o->launch_cap_ns >= 0)
+		cfg->correlate.launch_cap_ns = o->launch_cap_ns;
 	if (dev && dev->have_screen && dev->have_touch) {
 		g->have_mapping = 1;
 		g->x.min = dev->x.min;
@@ -580,6 +593,8 @@ pipeline_new(const struct pipeline_config *cfg, struct pipeline **out)
 		log_error("invalid correlation thresholds");
 		goto out;
 	}
+	/* The foreground's switches make launches and navigations. */
+	correlate_set_foreground(p->corr, cfg->fg);
 out:
 	if (rc < 0) {
 		pipeline_free(p);

@@ -33,6 +33,7 @@ struct pipeline_options {
 	int64_t long_press_ns;	 /* <= 0 for the default */
 	int64_t settle_quiet_ns; /* <= 0 for the default */
 	int64_t settle_cap_ns;	 /* <= 0 for the default */
+	int64_t launch_cap_ns;	 /* < 0 for the default; 0 turns it off */
 };
 
 struct pipeline_config {

@@ -268,6 +268,10 @@ store__tap_row(sqlite3_stmt *stmt, int64_t *id, struct store_tap *tap)
 	tap->jank_tags = (uint32_t)store_column_int64(stmt, 16, 0);
 	tap->window = store_column_text(stmt, 17);
 	tap->attribution = store_column_text(stmt, 18);
+	tap->target_app = store_column_text(stmt, 19);
+	tap->target_activity = store_column_text(stmt, 20);
+	tap->launch_first_frame_ns = store_column_int64(stmt, 21, -1);
+	tap->launch_settle_ns = store_column_int64(stmt, 22, -1);
 	return 0;
 }
 
