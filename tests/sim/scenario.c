@@ -306,6 +306,7 @@ set_fg(struct gen *g, int64_t t, int app)
 {
 	struct world_fg f;
 
+	memset(&f, 0, sizeof(f));
 	f.t_ns = t;
 	f.app = app;
 	g->fg = app;
