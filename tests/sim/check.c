@@ -318,14 +318,18 @@ by_window(const struct list *l)
 	return 0;
 }
 
-/* The truth knows launches: the database needs their columns. */
+/*
+ * The truth has a launch or a navigation: the database needs their
+ * columns.  A truth whose taps switch nothing compares with a database
+ * made before them.
+ */
 static int
 by_launch(const struct list *l)
 {
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		if (l->g[i].by_launch)
+		if (l->g[i].has_target_app)
 			return 1;
 	return 0;
 }
