@@ -438,8 +438,10 @@ int store_session_get(struct store *st, int64_t id, store_session_cb cb,
 #define STORE_HIST_MIN_NS  100000
 
 /* tap_hist.metric */
-#define STORE_METRIC_FIRST_FRAME 0
-#define STORE_METRIC_SETTLE	 1
+#define STORE_METRIC_FIRST_FRAME	0
+#define STORE_METRIC_SETTLE		1
+#define STORE_METRIC_LAUNCH_FIRST_FRAME 2
+#define STORE_METRIC_LAUNCH_SETTLE	3
 
 /*
  * tap_hist.span: the length in minutes of the period a row counts, which

@@ -506,6 +506,9 @@ store_scan_row(sqlite3_stmt *stmt, void *arg)
 	tap.status = store_column_text(stmt, 2);
 	tap.first_frame_ns = store_column_int64(stmt, 3, -1);
 	tap.settle_ns = store_column_int64(stmt, 4, -1);
+	tap.flags = (unsigned)store_column_int64(stmt, 5, 0);
+	tap.launch_first_frame_ns = store_column_int64(stmt, 6, -1);
+	tap.launch_settle_ns = -1;
 	return w->cb(w->ctx, 0, &tap);
 }
 
@@ -517,7 +520,8 @@ store_taps_scan(struct store *st, store_tap_cb cb, void *ctx)
 	 * BY queries would sort a million rows.
 	 */
 	static const char sql[] =
-		"SELECT app, kind, status, first_frame_ns, settle_ns FROM taps";
+		"SELECT app, kind, status, first_frame_ns, settle_ns, flags,"
+		" launch_first_frame_ns FROM taps";
 	struct store_walk w = {cb, ctx};
 	sqlite3_stmt *stmt = NULL;
 	int rc;

@@ -35,3 +35,29 @@ CREATE VIEW tap_launches AS
 		count(launch_first_frame_ns) AS measured
 	FROM taps WHERE target_app IS NOT NULL AND flags & 2048 != 0
 	GROUP BY app, target_app;
+
+/*
+ * The launch metrics' indexes, partial since only launches have them: a
+ * launch is a few taps in a hundred.  The statistics of one app and of
+ * every app read these as they read taps_app_status_wall and taps_wall
+ * for the tap's own metrics (the same columns, the launch ones for the
+ * tap's); the exact percentiles read the rank indexes as they read
+ * taps_rank_first and taps_rank_settle.  A launch with one launch value
+ * has the other: both come from the same frames.
+ */
+CREATE INDEX taps_launch_app_wall
+	ON taps (app, status, wall_ns, kind, launch_first_frame_ns,
+		launch_settle_ns)
+	WHERE launch_first_frame_ns IS NOT NULL;
+CREATE INDEX taps_launch_wall
+	ON taps (wall_ns, app, status, kind, launch_first_frame_ns,
+		launch_settle_ns)
+	WHERE launch_first_frame_ns IS NOT NULL;
+CREATE INDEX taps_rank_launch_first
+	ON taps (app, launch_first_frame_ns, wall_ns)
+	WHERE status = 'ok' AND kind IN ('tap', 'long_press')
+		AND launch_first_frame_ns IS NOT NULL;
+CREATE INDEX taps_rank_launch_settle
+	ON taps (app, launch_settle_ns, wall_ns)
+	WHERE status = 'ok' AND kind IN ('tap', 'long_press')
+		AND launch_settle_ns IS NOT NULL;

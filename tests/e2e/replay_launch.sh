@@ -88,7 +88,7 @@ layer "$((9500 * MS))-0.txt" "$L" "9000 9010"
 layer "$((9500 * MS))-1.txt" "$H" "9000 9012"
 layer "$((70 * S))-0.txt" "$L" "9000 9010" "10070 10085" "50060 50080"
 layer "$((70 * S))-1.txt" "$H" "9000 9012" "10050 10100" "10300 10350" \
-	"10360 10366" "10370 10382" "11200 11300" "30060 30090" "40060 40070"
+	"10360 10366" "10370 10382" "11200 11300" "30060 30090" "40060 40070" "41060 41080"
 layer "$((70 * S))-2.txt" "$C" "20060 20080"
 layer "$((70 * S))-3.txt" "$M" "41300 41420" "41430 41500"
 layer "$((70 * S))-4.txt" "$N" "60600 60700"
@@ -105,13 +105,13 @@ check "replay: exit status" 0 "$?"
 # 1: the shop's frames from 10.060 s: 10.350 (290 ms), its burst to
 # 10.382 (322 ms); 10.050 started before t_up, 11.300 is after a gap.
 # The launcher's own first frame stays 25 ms.  5: the mail's 41.420 and
-# 41.500 from 41.050 s, while the shop, tapped, drew nothing (NULL).  2048 is the flag launch, 4096 navigation.
+# 41.500 from 41.050 s, the shop's own 41.080.  2048 is the flag launch, 4096 navigation.
 check "replay: launches, a navigation, and the taps that are neither" \
 	"com.android.launcher3|com.example.shop|com.example.shop.ui.HomeActivity|$((290 * MS))|$((322 * MS))|2048|$((25 * MS))
 com.example.shop|com.example.shop|com.example.shop.ui.CartActivity|-|-|4096|$((30 * MS))
 com.example.shop|-|-|-|-|0|$((40 * MS))
 com.example.shop|-|-|-|-|0|$((20 * MS))
-com.example.shop|com.example.mail|com.example.mail.MainActivity|$((370 * MS))|$((450 * MS))|2048|
+com.example.shop|com.example.mail|com.example.mail.MainActivity|$((370 * MS))|$((450 * MS))|2048|$((30 * MS))
 com.android.launcher3|-|-|-|-|0|$((30 * MS))" \
 	"$(q a "$rows")"
 check "replay: the view of launches" \
@@ -159,6 +159,34 @@ null null null null -" \
 		"\(.launch_first_frame_ms) \(.launch_settle_ms) " +
 		(([.flags[] | select(. == "launch" or . == "navigation")] |
 		first) // "-")')"
+# The statistics of the launch metrics: the two launches, 290 and 370 ms
+# (settle 322 and 450), both of the launcher's and the shop's ok taps.
+check "/v1/percentiles?metric=launch_first_frame" "2 exact 290 370" \
+	"$(curl -sf "$url/v1/percentiles?metric=launch_first_frame&p=50,90" |
+		jq -r '"\(.count) \(.method) \(.percentiles."50") \(.percentiles."90")"')"
+check "/v1/percentiles?metric=launch_settle&app=com.example.shop" "1 450" \
+	"$(curl -sf "$url/v1/percentiles?metric=launch_settle&app=com.example.shop&p=50" |
+		jq -r '"\(.count) \(.percentiles."50")"')"
+check "/v1/histogram?metric=launch_settle: two taps" "2" \
+	"$(curl -sf "$url/v1/histogram?metric=launch_settle&buckets=4" |
+		jq '[.buckets[].count] | add')"
+check "/v1/apps: the launches by tapping app" \
+	"com.android.launcher3 1 290
+com.example.shop 1 370" \
+	"$(curl -sf "$url/v1/apps" | jq -r '.apps[] | "\(.app) " +
+		"\(.launch_first_frame.count) " +
+		"\(.launch_first_frame.percentiles."50")"')"
+check "/metrics: tapd_launch_first_frame_seconds" \
+	'tapd_launch_first_frame_seconds_count{app="com.android.launcher3"} 1
+tapd_launch_first_frame_seconds_count{app="com.example.shop"} 1' \
+	"$(curl -sf "$url/metrics" |
+		grep '^tapd_launch_first_frame_seconds_count')"
+check "tapctl apps: the launch columns" \
+	"LAUNCHES LAUNCH_P50 LAUNCH_P90 LAUNCH_P99
+1 290.0 290.0 290.0
+1 370.0 370.0 370.0" \
+	"$("$build/tapctl" --url "$url" apps | awk '{ print $(NF - 3), $(NF - 2),
+		$(NF - 1), $NF }')"
 stop_server "$pid"
 
 finish

@@ -559,6 +559,10 @@ test_migrate(void **state)
 		sqlite3_exec(
 			db,
 			"DROP VIEW tap_launches;"
+			" DROP INDEX taps_launch_app_wall;"
+			" DROP INDEX taps_launch_wall;"
+			" DROP INDEX taps_rank_launch_first;"
+			" DROP INDEX taps_rank_launch_settle;"
 			" ALTER TABLE taps DROP COLUMN target_app;"
 			" ALTER TABLE taps DROP COLUMN target_activity;"
 			" ALTER TABLE taps DROP COLUMN launch_first_frame_ns;"
