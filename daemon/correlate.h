@@ -214,9 +214,13 @@ void correlate_set_coverage(struct correlate *c, int64_t start_ns);
  * the correlator's use of it and keep the switches of every pending tap's
  * launch window (foreground_prune() with a time before the oldest
  * pending t_up).  A tap waits, besides for its own window, until
- * launch_end <= input_wm, launch_end <= foreground_complete() and
- * launch_end + frame_latency <= frames_wm: no switch and no frame of B
- * that could change its answer is still to come.
+ * no switch and no frame of B that could change its answer is still to
+ * come: until foreground_complete() has passed launch_end, or the switch
+ * when one is known; then, for a launch, until launch_end <= input_wm and
+ * launch_end + frame_latency <= frames_wm (B's frames), for a navigation
+ * until its switch <= input_wm and switch + frame_latency <= frames_wm
+ * (no touch-down before it).  Without a switch in a complete timeline it
+ * waits for nothing more: no touch-down can make one.
  */
 void correlate_set_foreground(struct correlate *c, const struct foreground *fg);
 

@@ -74,6 +74,35 @@ find_switch(const struct correlate *c, const struct ptap *p,
 	return strcmp(sw->package, base.package) != 0 ? 1 : 2;
 }
 
+/*
+ * What p still waits for because of its launch window: returns 1 when
+ * the timeline may still gain a switch that changes its answer (it is not
+ * complete to the known switch, or to launch_end without one), else 0
+ * with *until the time the input and frame watermarks must pass: the
+ * launch window's end for a launch (B's frames), the switch for a
+ * navigation (no touch-down before it may still come), and INT64_MIN
+ * without a switch, which no touch-down can make.
+ */
+static int
+launch_blocked(const struct correlate *c, const struct ptap *p, int64_t *until)
+{
+	struct foreground_switch sw;
+	int64_t complete;
+	int kind;
+
+	*until = INT64_MIN;
+	if (!launch_on(c, p))
+		return 0;
+	complete = foreground_complete(c->fg);
+	kind = find_switch(c, p, &sw);
+	if (kind == 0)
+		return complete < p->launch_end_ns;
+	if (complete < sw.t_ns)
+		return 1;
+	*until = kind == 1 ? p->launch_end_ns : sw.t_ns;
+	return 0;
+}
+
 static int
 rframe_cmp(const void *a, const void *b)
 {
@@ -338,14 +367,12 @@ correlate_advance(struct correlate *c, int64_t frames_wm, int64_t input_wm,
 	c->input_wm = correlate_max64(c->input_wm, input_wm);
 	while (c->tap_head < c->tap_end) {
 		const struct ptap *p = &c->taps[c->tap_head];
-		int64_t end = p->window_end_ns;
+		int64_t end = p->window_end_ns, until;
 
 		/* A switch or a frame of B may still come before launch_end. */
-		if (launch_on(c, p)) {
-			if (foreground_complete(c->fg) < p->launch_end_ns)
-				break;
-			end = correlate_max64(end, p->launch_end_ns);
-		}
+		if (launch_blocked(c, p, &until))
+			break;
+		end = correlate_max64(end, until);
 		if (end > c->input_wm ||
 		    correlate_sat_add(end, c->cfg.frame_latency_ns) >
 			    c->frames_wm)
@@ -407,9 +434,10 @@ quiet_deadline(const struct correlate *c, const struct ptap *p)
 
 /*
  * The launch's part of the quiet deadline of p: launch_end while no
- * switch is known; for a launch, the switch (no touch-down before it may
- * still come) and B's latest response present plus settle_quiet, or
- * launch_end without one; INT64_MIN for a navigation or without launch
+ * switch is known and the timeline is not complete to it (INT64_MIN once
+ * it is); for a launch, the switch (no touch-down before it may still
+ * come) and B's latest response present plus settle_quiet, or launch_end
+ * without one; the switch for a navigation; INT64_MIN without launch
  * detection.
  */
 static int64_t
@@ -425,9 +453,11 @@ launch_deadline(const struct correlate *c, const struct ptap *p)
 		return INT64_MIN;
 	kind = find_switch(c, p, &sw);
 	if (kind == 0)
-		return p->launch_end_ns;
+		return foreground_complete(c->fg) < p->launch_end_ns
+			       ? p->launch_end_ns
+			       : INT64_MIN;
 	if (kind == 2)
-		return INT64_MIN;
+		return sw.t_ns;
 	len = strlen(sw.package);
 	for (i = correlate_frames_lower_start(c, p->t_up_ns); i < c->nframes;
 	     i++) {
@@ -445,18 +475,13 @@ launch_deadline(const struct correlate *c, const struct ptap *p)
 			       correlate_sat_add(last, c->cfg.settle_quiet_ns));
 }
 
-/*
- * Whether the timeline may still gain a switch that changes p's answer:
- * none is known and the timeline is not complete to launch_end.
- */
+/* Whether the timeline may still gain a switch that changes p's answer. */
 static int
 launch_waits(const struct correlate *c, const struct ptap *p)
 {
-	struct foreground_switch sw;
+	int64_t until;
 
-	return launch_on(c, p) &&
-	       foreground_complete(c->fg) < p->launch_end_ns &&
-	       find_switch(c, p, &sw) == 0;
+	return launch_blocked(c, p, &until);
 }
 
 int64_t

@@ -234,10 +234,17 @@ test_not_a_launch(void **state)
 	c = new_corr(fg);
 	tap(c, 1, up1, 10, LAUNCHER);
 	tap(c, 2, up2, 10, LAUNCHER);
-	/* Tap 2's window: nothing ends it before its cap, 10 s. */
+	/*
+	 * The timeline is complete and holds no switch inside tap 2's launch
+	 * window: no touch-down can make one, so it waits for its own
+	 * window only, not for the launch cap.
+	 */
 	assert_int_equal(
-		correlate_advance(c, up2 + 11 * SEC - 1, FAR, collect, &s), 0);
+		correlate_advance(c, up2 + 6 * SEC - 1, FAR, collect, &s), 0);
 	assert_int_equal(s.n, 1);
+	assert_int_equal(correlate_advance(c, up2 + 6 * SEC, FAR, collect, &s),
+			 0);
+	assert_int_equal(s.n, 2);
 	tap(c, 3, up3, 20, "com.b");
 	tap(c, 4, up4, 20, "com.b");
 	/* Tap 3's launch window ended at tap 4's touch-down. */
@@ -325,6 +332,8 @@ test_expire(void **state)
 	assert_int_equal(foreground_new(&fg), 0);
 	assert_int_equal(foreground_add(fg, 1 * SEC, 10, LAUNCHER), 0);
 	assert_int_equal(foreground_add(fg, up + 80 * MS, 20, "com.b"), 0);
+	/* Complete past the switch only, as a live timeline would be. */
+	foreground_set_complete(fg, up + 100 * MS);
 	c = new_corr(fg);
 	tap(c, 1, up, 10, LAUNCHER);
 	frame(c, 10, NULL, NULL, up + 10 * MS, up + 30 * MS);
