@@ -47,7 +47,8 @@ static const struct opt_spec cmd_percentiles_opts[PCT_N] = {
 	[PCT_METRIC] = {.name = "metric",
 			.kind = OPT_STRING,
 			.param = "metric",
-			.arg = "first_frame|settle"},
+			.arg = "first_frame|settle|launch_first_frame|"
+			       "launch_settle"},
 	[PCT_SINCE] = {.name = "since",
 		       .kind = OPT_STRING,
 		       .param = "since",

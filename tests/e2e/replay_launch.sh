@@ -164,6 +164,13 @@ null null null null -" \
 check "/v1/percentiles?metric=launch_first_frame" "2 exact 290 370" \
 	"$(curl -sf "$url/v1/percentiles?metric=launch_first_frame&p=50,90" |
 		jq -r '"\(.count) \(.method) \(.percentiles."50") \(.percentiles."90")"')"
+check "/v1/percentiles?metric=launch_first_frame&method=histogram" \
+	"histogram 2" \
+	"$(curl -sf "$url/v1/percentiles?metric=launch_first_frame&method=histogram" |
+		jq -r '"\(.method) \(.count)"')"
+check "tapctl percentiles --metric launch_first_frame" "2" \
+	"$("$build/tapctl" --url "$url" --json percentiles \
+		--metric launch_first_frame | jq .count)"
 check "/v1/percentiles?metric=launch_settle&app=com.example.shop" "1 450" \
 	"$(curl -sf "$url/v1/percentiles?metric=launch_settle&app=com.example.shop&p=50" |
 		jq -r '"\(.count) \(.percentiles."50")"')"
