@@ -220,7 +220,8 @@ void correlate_set_coverage(struct correlate *c, int64_t start_ns);
  * launch_end + frame_latency <= frames_wm (B's frames), for a navigation
  * until its switch <= input_wm and switch + frame_latency <= frames_wm
  * (no touch-down before it).  Without a switch in a complete timeline it
- * waits for nothing more: no touch-down can make one.
+ * waits for nothing more: no touch-down can make one; nor when nothing
+ * is in force at t_up.
  */
 void correlate_set_foreground(struct correlate *c, const struct foreground *fg);
 

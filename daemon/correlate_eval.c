@@ -91,7 +91,9 @@ launch_blocked(const struct correlate *c, const struct ptap *p, int64_t *until)
 	int kind;
 
 	*until = INT64_MIN;
-	if (!launch_on(c, p))
+	/* Nothing in force at t_up: nothing to switch from, ever. */
+	if (!launch_on(c, p) ||
+	    foreground_switch_at(c->fg, p->t_up_ns, &sw) < 0)
 		return 0;
 	complete = foreground_complete(c->fg);
 	kind = find_switch(c, p, &sw);

@@ -394,6 +394,19 @@ test_off(void **state)
 		assert_int_equal(s.g[round].r.flags & CORRELATE_FLAG_LAUNCH, 0);
 		correlate_free(c);
 	}
+	/* An empty timeline, complete nowhere: nothing to switch from. */
+	foreground_free(fg);
+	assert_int_equal(foreground_new(&fg), 0);
+	correlate_config_default(&cfg);
+	assert_int_equal(correlate_new(&cfg, &c), 0);
+	correlate_set_coverage(c, 0);
+	correlate_set_foreground(c, fg);
+	tap(c, 1, up, 10, LAUNCHER);
+	assert_int_equal(
+		correlate_advance(c, up + 6 * SEC, up + 5 * SEC, collect, &s),
+		0);
+	assert_int_equal(s.n, 3);
+	correlate_free(c);
 	cfg.launch_cap_ns = -1;
 	assert_int_equal(correlate_new(&cfg, &c), -EINVAL);
 	foreground_free(fg);
