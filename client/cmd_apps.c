@@ -70,10 +70,15 @@ cmd_apps_count(const cJSON *obj, const char *name)
 /*
  * The apps as the replay summary shows them: gestures, taps (the measured
  * kinds, whatever their status), ok and no_response taps, and p50, p90
- * and p99 of both latencies in ms.  Returns 0, -EPROTO for objects of
+ * and p99 of both latencies in ms; then the launches made from the app's
+ * taps and p50, p90 and p99 of their launch_first_frame, "-" where a
+ * server too old to know launches says nothing.  Returns 0, -EPROTO for
+ * objects of
  * another shape (then the generic table shows them), or another negative
  * errno.
  */
+#define NCOLS 15
+
 static int
 cmd_apps_table(const cJSON *apps)
 {
@@ -83,14 +88,16 @@ cmd_apps_table(const cJSON *apps)
 		"NO_RESP",	 "FIRST_P50_MS",
 		"FIRST_P90_MS",	 "FIRST_P99_MS",
 		"SETTLE_P50_MS", "SETTLE_P90_MS",
-		"SETTLE_P99_MS",
+		"SETTLE_P99_MS", "LAUNCHES",
+		"LAUNCH_P50_MS", "LAUNCH_P90_MS",
+		"LAUNCH_P99_MS",
 	};
 	static const char *const ps[] = {"50", "90", "99"};
-	char cells[11][64], app[256];
-	const char *cp[11];
-	const cJSON *e, *name, *st, *ff, *se;
+	char cells[NCOLS][64], app[256];
+	const char *cp[NCOLS];
+	const cJSON *e, *name, *st, *ff, *se, *lf;
 	struct table *t = NULL;
-	double total, nm, ok, nr;
+	double total, nm, ok, nr, nl;
 	int rc, i, tilde = 0;
 
 	cJSON_ArrayForEach(e, apps)
@@ -100,11 +107,11 @@ cmd_apps_table(const cJSON *apps)
 		    cmd_apps_count(e, "count") < 0)
 			return -EPROTO;
 	}
-	if ((rc = table_new(11, hdr, &t)) < 0)
+	if ((rc = table_new(NCOLS, hdr, &t)) < 0)
 		return rc;
-	for (i = 1; i < 11; i++)
+	for (i = 1; i < NCOLS; i++)
 		table_align(t, (unsigned)i, TABLE_RIGHT);
-	for (i = 0; i < 11; i++)
+	for (i = 0; i < NCOLS; i++)
 		cp[i] = cells[i];
 	cJSON_ArrayForEach(e, apps)
 	{
@@ -112,6 +119,7 @@ cmd_apps_table(const cJSON *apps)
 		st = cJSON_GetObjectItemCaseSensitive(e, "statuses");
 		ff = cJSON_GetObjectItemCaseSensitive(e, "first_frame");
 		se = cJSON_GetObjectItemCaseSensitive(e, "settle");
+		lf = cJSON_GetObjectItemCaseSensitive(e, "launch_first_frame");
 		total = cmd_apps_count(e, "count");
 		nm = cmd_apps_count(st, "not_measured");
 		ok = cmd_apps_count(st, "ok");
@@ -125,11 +133,19 @@ cmd_apps_table(const cJSON *apps)
 			     nm >= 0 ? total - nm : total);
 		table_format(cells[3], sizeof(cells[3]), "%.0f", ok);
 		table_format(cells[4], sizeof(cells[4]), "%.0f", nr);
+		nl = cmd_apps_count(lf, "count");
+		if (nl >= 0)
+			table_format(cells[11], sizeof(cells[11]), "%.0f", nl);
+		else
+			table_format(cells[11], sizeof(cells[11]), "-");
 		for (i = 0; i < 3; i++) {
 			cmd_apps_pct(ff, ps[i], cells[5 + i], sizeof(cells[0]));
 			cmd_apps_pct(se, ps[i], cells[8 + i], sizeof(cells[0]));
+			cmd_apps_pct(lf, ps[i], cells[12 + i],
+				     sizeof(cells[0]));
 			tilde = tilde || strchr(cells[5 + i], '~') ||
-				strchr(cells[8 + i], '~');
+				strchr(cells[8 + i], '~') ||
+				strchr(cells[12 + i], '~');
 		}
 		if ((rc = table_add(t, cp)) < 0)
 			goto out;

@@ -48,8 +48,10 @@ static const struct opt_spec cmd_percentiles_opts[PCT_N] = {
 	[PCT_METRIC] = {.name = "metric",
 			.kind = OPT_STRING,
 			.param = "metric",
-			.arg = "first_frame|settle",
-			.help = "first_frame (default) or settle"},
+			.arg = "first_frame|settle|launch_first_frame|"
+			       "launch_settle",
+			.help = "first_frame (default), settle, "
+				"launch_first_frame or launch_settle"},
 	[PCT_SINCE] = {.name = "since",
 		       .kind = OPT_STRING,
 		       .param = "since",

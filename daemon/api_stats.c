@@ -27,7 +27,9 @@
 /* The unit of every latency and bucket edge of these answers. */
 #define API_STATS_UNIT "ms"
 
-static const char *const api_stats_metrics[] = {"first_frame", "settle", NULL};
+/* By enum store_query_metric. */
+static const char *const api_stats_metrics[] = {
+	"first_frame", "settle", "launch_first_frame", "launch_settle", NULL};
 static const char *const api_stats_methods[] = {"auto", "exact", "histogram",
 						NULL};
 
@@ -374,6 +376,13 @@ api_stats_app_json(const struct store_query_app *a)
 		goto fail;
 	m = cJSON_AddObjectToObject(o, "settle");
 	if (!m || !api_stats_add_percentiles(m, &a->settle))
+		goto fail;
+	/* The launches made from this app's taps (docs/DESIGN.md 1.5.1). */
+	m = cJSON_AddObjectToObject(o, "launch_first_frame");
+	if (!m || !api_stats_add_percentiles(m, &a->launch_first_frame))
+		goto fail;
+	m = cJSON_AddObjectToObject(o, "launch_settle");
+	if (!m || !api_stats_add_percentiles(m, &a->launch_settle))
 		goto fail;
 	return o;
 fail:

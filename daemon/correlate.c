@@ -41,6 +41,7 @@ correlate_config_default(struct correlate_config *cfg)
 	cfg->settle_cap_ns = 5000 * MS_NS;
 	cfg->busy_before_ns = 100 * MS_NS;
 	cfg->frame_latency_ns = 1000 * MS_NS;
+	cfg->launch_cap_ns = 10000 * MS_NS;
 }
 
 int
@@ -54,7 +55,8 @@ correlate_new(const struct correlate_config *cfg, struct correlate **out)
 		cfg = &def;
 	}
 	if (cfg->settle_quiet_ns < 0 || cfg->settle_cap_ns <= 0 ||
-	    cfg->busy_before_ns < 0 || cfg->frame_latency_ns < 0)
+	    cfg->busy_before_ns < 0 || cfg->frame_latency_ns < 0 ||
+	    cfg->launch_cap_ns < 0)
 		return -EINVAL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -105,6 +107,12 @@ correlate_set_coverage(struct correlate *c, int64_t start_ns)
 {
 	c->have_coverage = 1;
 	c->coverage_start_ns = start_ns;
+}
+
+void
+correlate_set_foreground(struct correlate *c, const struct foreground *fg)
+{
+	c->fg = fg;
 }
 
 void

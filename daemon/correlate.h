@@ -40,6 +40,22 @@
  *    which tap it answers); present_estimated when the first response
  *    frame or the burst's last, whose presents are first_frame and
  *    settle, is CORRELATE_FRAME_PRESENT_ESTIMATED.
+ *  - Launch and navigation (docs/DESIGN.md 1.5.1), with a foreground
+ *    timeline given (correlate_set_foreground()) and launch_cap > 0: the
+ *    launch window of a tap is [t_up, launch_end), where launch_end is the
+ *    earlier of t_up + launch_cap and the first touch-down after t_up.
+ *    The switch of a tap is the first switch of the timeline with
+ *    t_up < t < launch_end that changes what was in force at t_up
+ *    (foreground_find_change(): another package, or the same package with
+ *    another activity).  Another package B is a launch: target is B (its
+ *    pid and package, the switch's), and B's response frames are the
+ *    frames that match B (the rule above, with B's pid and package) whose
+ *    start lies in the launch window, in present order; launch_first_frame
+ *    = present of the first - t_up, launch_settle = present of the last of
+ *    their burst (the same rule as settle) - t_up, both -1 when B has
+ *    none.  The same package with another activity is a navigation:
+ *    target is that activity.  A tap with no such switch has neither.
+ *    A tap's own values are not changed by either.
  *  - Status: frames_unavailable when the frame source never covered the
  *    window (no frame source, or its coverage starts after t_up: at or
  *    after t_up + CORRELATE_INPUT_RESOLUTION_NS, since a touch time is
@@ -66,6 +82,12 @@ struct correlate_config {
 	 * started inside the window has been seen.
 	 */
 	int64_t frame_latency_ns;
+	/*
+	 * How long after t_up a switch of the foreground may still make the
+	 * tap a launch or a navigation (default 10 s); 0 turns launch
+	 * detection off.
+	 */
+	int64_t launch_cap_ns;
 };
 
 /* A tap or long press to measure.  Strings are copied. */
@@ -114,6 +136,9 @@ enum correlate_status {
 #define CORRELATE_FLAG_CLOCK_ASSUMED	 0x20u
 #define CORRELATE_FLAG_START_ESTIMATED	 0x40u
 #define CORRELATE_FLAG_PRESENT_ESTIMATED 0x80u
+/* The tap's switch (see the definitions). */
+#define CORRELATE_FLAG_LAUNCH	  0x100u
+#define CORRELATE_FLAG_NAVIGATION 0x200u
 
 /* A response frame of a finalized tap. */
 struct correlate_resp_frame {
@@ -144,12 +169,26 @@ struct correlate_result {
 	 */
 	const struct correlate_resp_frame *resp;
 	size_t nresp;
+	/*
+	 * With CORRELATE_FLAG_LAUNCH or _NAVIGATION: the switch's time, pid,
+	 * package and activity (NULL when the timeline does not know it),
+	 * valid during the callback; else 0, 0, NULL, NULL.
+	 */
+	int64_t switch_ns;
+	int32_t target_pid;
+	const char *target_app;
+	const char *target_activity;
+	/* With CORRELATE_FLAG_LAUNCH; -1 when not measured. */
+	int64_t launch_first_frame_ns;
+	int64_t launch_settle_ns;
+	int32_t launch_frames; /* B's response frames */
 };
 
 /* Receives each finalized tap; returns 0 or a negative errno to stop. */
 typedef int (*correlate_cb)(void *ctx, const struct correlate_result *res);
 
 struct correlate;
+struct foreground;
 
 void correlate_config_default(struct correlate_config *cfg);
 
@@ -168,6 +207,23 @@ void correlate_free(struct correlate *c);
  * tap is frames_unavailable.
  */
 void correlate_set_coverage(struct correlate *c, int64_t start_ns);
+
+/*
+ * The foreground timeline whose switches make taps launches and
+ * navigations; NULL (the default) for none.  The timeline must outlive
+ * the correlator's use of it and keep the switches of every pending tap's
+ * launch window (foreground_prune() with a time before the oldest
+ * pending t_up).  A tap waits, besides for its own window, until
+ * no switch and no frame of B that could change its answer is still to
+ * come: until foreground_complete() has passed launch_end, or the switch
+ * when one is known; then, for a launch, until launch_end <= input_wm and
+ * launch_end + frame_latency <= frames_wm (B's frames), for a navigation
+ * until its switch <= input_wm and switch + frame_latency <= frames_wm
+ * (no touch-down before it).  Without a switch in a complete timeline it
+ * waits for nothing more: no touch-down can make one; nor when nothing
+ * is in force at t_up.
+ */
+void correlate_set_foreground(struct correlate *c, const struct foreground *fg);
 
 /* Every touch-down, of any gesture, in time order. */
 int correlate_touch_down(struct correlate *c, int64_t t_ns);
@@ -219,7 +275,10 @@ int correlate_finish(struct correlate *c, int64_t frames_end, int64_t input_end,
  * The quiet deadline of a pending tap is the present of its latest
  * response frame fed so far plus settle_quiet (no frame presented after
  * it can still join the burst), or its window_end when no response frame
- * has been fed.  The oldest pending tap is finalized when its quiet
+ * has been fed.  With launch detection, it is at least launch_end while
+ * no switch is known (and then the timeline must also be complete to
+ * it), and for a launch at least the same deadline of B's frames in the
+ * launch window.  The oldest pending tap is finalized when its quiet
  * deadline is at or before both complete_ns and the input watermark of
  * the last correlate_advance() (no touch-down can still end its window
  * before the deadline); it is evaluated as correlate_advance() would,

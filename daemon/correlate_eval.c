@@ -13,6 +13,7 @@
 #include "correlate_int.h"
 #include "correlate_intern.h"
 #include "correlate_taps.h"
+#include "foreground.h"
 #include "layername.h"
 
 /*
@@ -30,6 +31,78 @@ frame_matches(const struct frame *f, const struct ptap *p)
 	if (!f->layer || !p->app)
 		return 0;
 	return layername_belongs(f->layer->s, p->app->s, p->app->len);
+}
+
+/*
+ * The same rule for a launch's target B, known by its pid and package
+ * from the foreground timeline rather than interned.
+ */
+static int
+frame_is_target(const struct frame *f, int32_t pid, const char *app, size_t len)
+{
+	if (f->pid > 0 && pid > 0)
+		return f->pid == pid;
+	if (f->app)
+		return f->app->len == len && memcmp(f->app->s, app, len) == 0;
+	if (!f->layer)
+		return 0;
+	return layername_belongs(f->layer->s, app, len);
+}
+
+/* Whether p has a launch window at all (correlate_set_foreground()). */
+static int
+launch_on(const struct correlate *c, const struct ptap *p)
+{
+	return c->fg && p->launch_end_ns > p->t_up_ns;
+}
+
+/*
+ * The switch of p (correlate.h): returns 1 for a launch, 2 for a
+ * navigation, each with *sw, or 0 for none.
+ */
+static int
+find_switch(const struct correlate *c, const struct ptap *p,
+	    struct foreground_switch *sw)
+{
+	struct foreground_switch base;
+
+	if (!launch_on(c, p) ||
+	    foreground_switch_at(c->fg, p->t_up_ns, &base) < 0 ||
+	    foreground_find_change(c->fg, p->t_up_ns, p->launch_end_ns, sw) !=
+		    1)
+		return 0;
+	return strcmp(sw->package, base.package) != 0 ? 1 : 2;
+}
+
+/*
+ * What p still waits for because of its launch window: returns 1 when
+ * the timeline may still gain a switch that changes its answer (it is not
+ * complete to the known switch, or to launch_end without one), else 0
+ * with *until the time the input and frame watermarks must pass: the
+ * launch window's end for a launch (B's frames), the switch for a
+ * navigation (no touch-down before it may still come), and INT64_MIN
+ * without a switch, which no touch-down can make.
+ */
+static int
+launch_blocked(const struct correlate *c, const struct ptap *p, int64_t *until)
+{
+	struct foreground_switch sw;
+	int64_t complete;
+	int kind;
+
+	*until = INT64_MIN;
+	/* Nothing in force at t_up: nothing to switch from, ever. */
+	if (!launch_on(c, p) ||
+	    foreground_switch_at(c->fg, p->t_up_ns, &sw) < 0)
+		return 0;
+	complete = foreground_complete(c->fg);
+	kind = find_switch(c, p, &sw);
+	if (kind == 0)
+		return complete < p->launch_end_ns;
+	if (complete < sw.t_ns)
+		return 1;
+	*until = kind == 1 ? p->launch_end_ns : sw.t_ns;
+	return 0;
 }
 
 static int
@@ -183,6 +256,84 @@ evaluate(struct correlate *c, const struct ptap *p, int truncated,
 	return 0;
 }
 
+/* Whether the frame source covers the tap (evaluate()'s first test). */
+static int
+covered(const struct correlate *c, const struct ptap *p)
+{
+	return c->have_coverage &&
+	       c->coverage_start_ns <
+		       correlate_sat_add(p->t_up_ns,
+					 CORRELATE_INPUT_RESOLUTION_NS);
+}
+
+/*
+ * The launch or navigation of p into res (correlate.h): B's response
+ * frames in the launch window, in present order, and their burst.  Uses
+ * the scratch list, which evaluate() is done with.
+ */
+static int
+evaluate_launch(struct correlate *c, const struct ptap *p,
+		struct correlate_result *res)
+{
+	struct foreground_switch sw;
+	size_t n = 0, k, len;
+	uint32_t i;
+	int kind;
+
+	res->launch_first_frame_ns = -1;
+	res->launch_settle_ns = -1;
+	kind = find_switch(c, p, &sw);
+	if (kind == 0)
+		return 0;
+	res->flags |=
+		kind == 1 ? CORRELATE_FLAG_LAUNCH : CORRELATE_FLAG_NAVIGATION;
+	res->switch_ns = sw.t_ns;
+	res->target_pid = sw.pid;
+	res->target_app = sw.package;
+	res->target_activity = sw.activity;
+	if (kind != 1 || !covered(c, p))
+		return 0;
+	len = strlen(sw.package);
+	for (i = correlate_frames_lower_start(c, p->t_up_ns); i < c->nframes;
+	     i++) {
+		const struct frame *f = &c->pool[c->by_start[i]];
+
+		if (f->start_ns >= p->launch_end_ns)
+			break;
+		if (!frame_is_target(f, sw.pid, sw.package, len))
+			continue;
+		if (n == c->scratch_cap) {
+			size_t cap = c->scratch_cap ? c->scratch_cap * 2 : 64;
+			struct rframe *s;
+
+			s = realloc(c->scratch, cap * sizeof(*s));
+			if (!s)
+				return -ENOMEM;
+			c->scratch = s;
+			c->scratch_cap = cap;
+		}
+		memset(&c->scratch[n], 0, sizeof(c->scratch[n]));
+		c->scratch[n].present_ns = f->present_ns;
+		c->scratch[n].start_ns = f->start_ns;
+		c->scratch[n].seq = f->seq;
+		n++;
+	}
+	if (n == 0)
+		return 0;
+	qsort(c->scratch, n, sizeof(*c->scratch), rframe_cmp);
+	for (k = 0; k + 1 < n; k++)
+		if (correlate_sat_sub(c->scratch[k + 1].present_ns,
+				      c->scratch[k].present_ns) >
+		    c->cfg.settle_quiet_ns)
+			break;
+	res->launch_frames = n > INT32_MAX ? INT32_MAX : (int32_t)n;
+	res->launch_first_frame_ns =
+		correlate_sat_sub(c->scratch[0].present_ns, p->t_up_ns);
+	res->launch_settle_ns =
+		correlate_sat_sub(c->scratch[k].present_ns, p->t_up_ns);
+	return 0;
+}
+
 /*
  * Evaluates the oldest pending tap, removes it, and hands it to cb.  The
  * tap is consumed even when cb fails, so a failing consumer never sees a
@@ -197,6 +348,8 @@ emit_oldest(struct correlate *c, int truncated, unsigned flags, correlate_cb cb,
 	int r;
 
 	if ((r = evaluate(c, &p, truncated, &res)) < 0)
+		return r;
+	if ((r = evaluate_launch(c, &p, &res)) < 0)
 		return r;
 	res.flags |= flags;
 	c->tap_head++;
@@ -216,10 +369,15 @@ correlate_advance(struct correlate *c, int64_t frames_wm, int64_t input_wm,
 	c->input_wm = correlate_max64(c->input_wm, input_wm);
 	while (c->tap_head < c->tap_end) {
 		const struct ptap *p = &c->taps[c->tap_head];
+		int64_t end = p->window_end_ns, until;
 
-		if (p->window_end_ns > c->input_wm ||
-		    correlate_sat_add(p->window_end_ns,
-				      c->cfg.frame_latency_ns) > c->frames_wm)
+		/* A switch or a frame of B may still come before launch_end. */
+		if (launch_blocked(c, p, &until))
+			break;
+		end = correlate_max64(end, until);
+		if (end > c->input_wm ||
+		    correlate_sat_add(end, c->cfg.frame_latency_ns) >
+			    c->frames_wm)
 			break;
 		if ((r = emit_oldest(c, 0, 0, cb, ctx)) != 0)
 			break;
@@ -276,12 +434,67 @@ quiet_deadline(const struct correlate *c, const struct ptap *p)
 	return correlate_sat_add(last, c->cfg.settle_quiet_ns);
 }
 
+/*
+ * The launch's part of the quiet deadline of p: launch_end while no
+ * switch is known and the timeline is not complete to it (INT64_MIN once
+ * it is); for a launch, the switch (no touch-down before it may still
+ * come) and B's latest response present plus settle_quiet, or launch_end
+ * without one; the switch for a navigation; INT64_MIN without launch
+ * detection.
+ */
+static int64_t
+launch_deadline(const struct correlate *c, const struct ptap *p)
+{
+	struct foreground_switch sw;
+	int64_t last = INT64_MIN;
+	size_t len;
+	uint32_t i;
+	int kind;
+
+	if (!launch_on(c, p))
+		return INT64_MIN;
+	kind = find_switch(c, p, &sw);
+	if (kind == 0)
+		return foreground_complete(c->fg) < p->launch_end_ns
+			       ? p->launch_end_ns
+			       : INT64_MIN;
+	if (kind == 2)
+		return sw.t_ns;
+	len = strlen(sw.package);
+	for (i = correlate_frames_lower_start(c, p->t_up_ns); i < c->nframes;
+	     i++) {
+		const struct frame *f = &c->pool[c->by_start[i]];
+
+		if (f->start_ns >= p->launch_end_ns)
+			break;
+		if (frame_is_target(f, sw.pid, sw.package, len) &&
+		    f->present_ns > last)
+			last = f->present_ns;
+	}
+	if (last == INT64_MIN)
+		return p->launch_end_ns;
+	return correlate_max64(sw.t_ns,
+			       correlate_sat_add(last, c->cfg.settle_quiet_ns));
+}
+
+/* Whether the timeline may still gain a switch that changes p's answer. */
+static int
+launch_waits(const struct correlate *c, const struct ptap *p)
+{
+	int64_t until;
+
+	return launch_blocked(c, p, &until);
+}
+
 int64_t
 correlate_quiet_deadline(const struct correlate *c)
 {
+	const struct ptap *p;
+
 	if (c->tap_head == c->tap_end)
 		return INT64_MAX;
-	return quiet_deadline(c, &c->taps[c->tap_head]);
+	p = &c->taps[c->tap_head];
+	return correlate_max64(quiet_deadline(c, p), launch_deadline(c, p));
 }
 
 int
@@ -292,7 +505,11 @@ correlate_expire(struct correlate *c, int64_t complete_ns, unsigned flags,
 	int r = 0;
 
 	while (c->tap_head < c->tap_end) {
-		if (quiet_deadline(c, &c->taps[c->tap_head]) > until)
+		const struct ptap *p = &c->taps[c->tap_head];
+
+		if (correlate_max64(quiet_deadline(c, p),
+				    launch_deadline(c, p)) > until ||
+		    launch_waits(c, p))
 			break;
 		if ((r = emit_oldest(c, 0, flags, cb, ctx)) != 0)
 			break;

@@ -41,6 +41,7 @@ struct ptap {
 	struct istr *app;
 	int32_t pid;
 	int by_touch; /* the window ended at a touch-down, not at the cap */
+	int64_t launch_end_ns; /* docs: the launch window's end */
 };
 
 /* A response frame copied out for sorting. */
@@ -92,6 +93,8 @@ struct correlate {
 	int64_t *tds;
 	size_t ntds;
 	size_t tds_cap;
+
+	const struct foreground *fg; /* launch detection's timeline, or NULL */
 
 	int64_t input_wm;
 	int64_t frames_wm;

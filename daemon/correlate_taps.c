@@ -59,7 +59,10 @@ correlate_taps_forget_touch_downs(struct correlate *c)
 	c->ntds -= i;
 }
 
-/* Ends the window of p at touch-down t if t falls inside it. */
+/*
+ * Ends the window of p, and its launch window, at touch-down t if t falls
+ * inside them.
+ */
 static void
 close_window(const struct correlate *c, struct ptap *p, int64_t t)
 {
@@ -68,23 +71,27 @@ close_window(const struct correlate *c, struct ptap *p, int64_t t)
 		p->window_end_ns = t;
 		p->by_touch = 1;
 	}
+	if (t > p->t_up_ns && t < p->launch_end_ns)
+		p->launch_end_ns = t;
 }
 
 int
 correlate_touch_down(struct correlate *c, int64_t t_ns)
 {
+	int64_t cap =
+		correlate_max64(c->cfg.settle_cap_ns, c->cfg.launch_cap_ns);
 	size_t i;
 
 	/*
-	 * Taps are sorted by t_up, so once one's cap lies at or before t_ns
-	 * every older tap's does too.
+	 * Taps are sorted by t_up, so once one's caps lie at or before t_ns
+	 * every older tap's do too.
 	 */
 	for (i = c->tap_end; i > c->tap_head; i--) {
 		struct ptap *p = &c->taps[i - 1];
 
 		if (p->t_up_ns >= t_ns)
 			continue;
-		if (correlate_sat_add(p->t_up_ns, c->cfg.settle_cap_ns) <= t_ns)
+		if (correlate_sat_add(p->t_up_ns, cap) <= t_ns)
 			break;
 		close_window(c, p, t_ns);
 	}
@@ -130,6 +137,11 @@ correlate_feed_tap(struct correlate *c, const struct correlate_tap *tap)
 	p.pid = tap->pid;
 	p.app = app;
 	p.window_end_ns = correlate_sat_add(tap->t_up_ns, c->cfg.settle_cap_ns);
+	/* Without launch detection the launch window is empty. */
+	p.launch_end_ns =
+		c->fg && c->cfg.launch_cap_ns > 0
+			? correlate_sat_add(tap->t_up_ns, c->cfg.launch_cap_ns)
+			: tap->t_up_ns;
 	for (lo = 0, hi = c->ntds; lo < hi;) {
 		mid = lo + (hi - lo) / 2;
 		if (c->tds[mid] <= p.t_up_ns)

@@ -16,6 +16,7 @@
 struct fg_entry {
 	int64_t t_ns;
 	char *package;
+	char *activity; /* NULL when unknown */
 	int32_t pid;
 };
 
@@ -23,7 +24,8 @@ struct foreground {
 	struct fg_entry *entries;
 	size_t n;
 	size_t cap;
-	int64_t max_t_ns; /* the latest switch added, to count late ones */
+	int64_t max_t_ns;    /* the latest switch added, to count late ones */
+	int64_t complete_ns; /* no switch up to it is still to come */
 	struct foreground_stats stats;
 	int have_jump;
 	struct foreground_jump jump;
@@ -50,6 +52,26 @@ foreground_valid_package(const char *s)
 }
 
 int
+foreground_valid_activity(const char *s)
+{
+	size_t i;
+
+	if (!s || !*s)
+		return 0;
+	for (i = 0; s[i]; i++) {
+		char ch = s[i];
+
+		if (i >= FOREGROUND_ACTIVITY_MAX)
+			return 0;
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+		      ch == '$'))
+			return 0;
+	}
+	return 1;
+}
+
+int
 foreground_new(struct foreground **out)
 {
 	struct foreground *fg;
@@ -57,8 +79,22 @@ foreground_new(struct foreground **out)
 	fg = calloc(1, sizeof(*fg));
 	if (!fg)
 		return -ENOMEM;
+	fg->complete_ns = INT64_MIN;
 	*out = fg;
 	return 0;
+}
+
+int64_t
+foreground_complete(const struct foreground *fg)
+{
+	return fg->complete_ns;
+}
+
+void
+foreground_set_complete(struct foreground *fg, int64_t t_ns)
+{
+	if (t_ns > fg->complete_ns)
+		fg->complete_ns = t_ns;
 }
 
 void
@@ -68,8 +104,10 @@ foreground_free(struct foreground *fg)
 
 	if (!fg)
 		return;
-	for (i = 0; i < fg->n; i++)
+	for (i = 0; i < fg->n; i++) {
 		free(fg->entries[i].package);
+		free(fg->entries[i].activity);
+	}
 	free(fg->entries);
 	free(fg);
 }
@@ -90,13 +128,39 @@ upper_bound(const struct foreground *fg, int64_t t_ns)
 	return lo;
 }
 
+/*
+ * A copy of activity with a leading '.' expanded to the package, as
+ * Android abbreviates "com.foo/com.foo.Main" to "com.foo/.Main", so that
+ * both spellings are one activity.  NULL stays NULL; *out NULL on -ENOMEM.
+ */
+static int
+copy_activity(const char *package, const char *activity, char **out)
+{
+	size_t np, na;
+	char *s;
+
+	*out = NULL;
+	if (!activity)
+		return 0;
+	np = activity[0] == '.' ? strlen(package) : 0;
+	na = strlen(activity);
+	s = malloc(np + na + 1);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, package, np);
+	memcpy(s + np, activity, na + 1);
+	*out = s;
+	return 0;
+}
+
 /* Stores a switch, validated by the caller; a late one where it belongs. */
 static int
-add_entry(struct foreground *fg, int64_t t_ns, int32_t pid, const char *package)
+add_entry(struct foreground *fg, int64_t t_ns, int32_t pid, const char *package,
+	  const char *activity)
 {
 	struct fg_entry *e;
+	char *copy, *act;
 	size_t pos;
-	char *copy;
 
 	if (fg->n >= FOREGROUND_ENTRIES_MAX) {
 		fg->stats.dropped++;
@@ -114,6 +178,10 @@ add_entry(struct foreground *fg, int64_t t_ns, int32_t pid, const char *package)
 	copy = strdup(package);
 	if (!copy)
 		return -ENOMEM;
+	if (copy_activity(package, activity, &act) < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
 	pos = fg->n;
 	if (fg->n > 0 && fg->max_t_ns > t_ns) {
 		fg->stats.reordered++;
@@ -125,6 +193,7 @@ add_entry(struct foreground *fg, int64_t t_ns, int32_t pid, const char *package)
 	e->t_ns = t_ns;
 	e->pid = pid;
 	e->package = copy;
+	e->activity = act;
 	if (fg->n == 0 || t_ns > fg->max_t_ns)
 		fg->max_t_ns = t_ns;
 	fg->n++;
@@ -135,10 +204,18 @@ int
 foreground_add(struct foreground *fg, int64_t t_ns, int32_t pid,
 	       const char *package)
 {
+	return foreground_add_activity(fg, t_ns, pid, package, NULL);
+}
+
+int
+foreground_add_activity(struct foreground *fg, int64_t t_ns, int32_t pid,
+			const char *package, const char *activity)
+{
 	if (t_ns < 0 || pid < 0 || pid > FOREGROUND_PID_MAX ||
-	    !foreground_valid_package(package))
+	    !foreground_valid_package(package) ||
+	    (activity && !foreground_valid_activity(activity)))
 		return -EINVAL;
-	return add_entry(fg, t_ns, pid, package);
+	return add_entry(fg, t_ns, pid, package, activity);
 }
 
 int
@@ -155,8 +232,9 @@ foreground_new_static(const char *package, struct foreground **out)
 	if ((r = foreground_new(&fg)) < 0)
 		goto out;
 	/* In force since the beginning of time, so every lookup finds it. */
-	if ((r = add_entry(fg, INT64_MIN, 0, package)) < 0)
+	if ((r = add_entry(fg, INT64_MIN, 0, package, NULL)) < 0)
 		goto out;
+	fg->complete_ns = INT64_MAX;
 	*out = fg;
 	fg = NULL;
 out:
@@ -179,6 +257,49 @@ foreground_at(const struct foreground *fg, int64_t t_ns, int32_t *pid,
 	return 0;
 }
 
+static void
+fill_switch(const struct fg_entry *e, struct foreground_switch *sw)
+{
+	sw->t_ns = e->t_ns;
+	sw->pid = e->pid;
+	sw->package = e->package;
+	sw->activity = e->activity;
+}
+
+int
+foreground_switch_at(const struct foreground *fg, int64_t t_ns,
+		     struct foreground_switch *sw)
+{
+	size_t i = upper_bound(fg, t_ns);
+
+	if (i == 0)
+		return -ENOENT;
+	fill_switch(&fg->entries[i - 1], sw);
+	return 0;
+}
+
+int
+foreground_find_change(const struct foreground *fg, int64_t from_ns,
+		       int64_t until_ns, struct foreground_switch *sw)
+{
+	size_t i = upper_bound(fg, from_ns);
+	const struct fg_entry *base, *e;
+
+	if (i == 0)
+		return -ENOENT;
+	base = &fg->entries[i - 1];
+	for (; i < fg->n && fg->entries[i].t_ns < until_ns; i++) {
+		e = &fg->entries[i];
+		if (strcmp(e->package, base->package) != 0 ||
+		    (e->activity && base->activity &&
+		     strcmp(e->activity, base->activity) != 0)) {
+			fill_switch(e, sw);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 void
 foreground_prune(struct foreground *fg, int64_t before_ns)
 {
@@ -187,8 +308,10 @@ foreground_prune(struct foreground *fg, int64_t before_ns)
 	/* Keep entries[i - 1]: it is in force at before_ns. */
 	if (i <= 1)
 		return;
-	for (k = 0; k < i - 1; k++)
+	for (k = 0; k < i - 1; k++) {
 		free(fg->entries[k].package);
+		free(fg->entries[k].activity);
+	}
 	memmove(fg->entries, fg->entries + (i - 1),
 		(fg->n - (i - 1)) * sizeof(*fg->entries));
 	fg->n -= i - 1;
@@ -240,16 +363,16 @@ read_line(FILE *fp, char *buf, size_t size, int *bad)
 }
 
 /*
- * Parses "<monotonic_ns> <pid> <package>" from line, which it cuts up.
- * Returns 1 for a switch, 0 for a blank or comment line, or -EINVAL with
- * *why set.
+ * Parses "<monotonic_ns> <pid> <package> [activity]" from line, which it
+ * cuts up.  Returns 1 for a switch, 0 for a blank or comment line, or
+ * -EINVAL with *why set.
  */
 static int
 parse_line(char *line, int64_t *t_ns, int32_t *pid, char **package,
-	   const char **why)
+	   char **activity, const char **why)
 {
 	static const char blanks[] = " \t\r\v\f";
-	char *field[3], *p = line;
+	char *field[4], *p = line;
 	int64_t v;
 	int n = 0;
 
@@ -257,8 +380,8 @@ parse_line(char *line, int64_t *t_ns, int32_t *pid, char **package,
 	if (*p == '\0' || *p == '#')
 		return 0;
 	while (*p != '\0') {
-		if (n == 3) {
-			*why = "more than three fields";
+		if (n == 4) {
+			*why = "more than four fields";
 			return -EINVAL;
 		}
 		field[n++] = p;
@@ -286,6 +409,14 @@ parse_line(char *line, int64_t *t_ns, int32_t *pid, char **package,
 		return -EINVAL;
 	}
 	*package = field[2];
+	*activity = NULL;
+	if (n == 4) {
+		if (!foreground_valid_activity(field[3])) {
+			*why = "bad activity name";
+			return -EINVAL;
+		}
+		*activity = field[3];
+	}
 	return 1;
 }
 
@@ -321,7 +452,7 @@ foreground_load_stream(FILE *fp, const char *name, struct foreground **out)
 	char line[FOREGROUND_LINE_MAX];
 	const char *why = NULL;
 	unsigned long lineno = 0;
-	char *package;
+	char *package, *activity = NULL;
 	int64_t t_ns;
 	int32_t pid;
 	int r, bad;
@@ -335,7 +466,8 @@ foreground_load_stream(FILE *fp, const char *name, struct foreground **out)
 			why = "line too long or holding a NUL byte";
 			r = -EINVAL;
 		} else {
-			r = parse_line(line, &t_ns, &pid, &package, &why);
+			r = parse_line(line, &t_ns, &pid, &package, &activity,
+				       &why);
 		}
 		if (r == 0)
 			continue;
@@ -351,7 +483,7 @@ foreground_load_stream(FILE *fp, const char *name, struct foreground **out)
 			break;
 		}
 		/* Past the cap the rest is counted, not kept. */
-		r = add_entry(fg, t_ns, pid, package);
+		r = add_entry(fg, t_ns, pid, package, activity);
 		if (r < 0 && r != -ENOSPC)
 			goto out;
 	}
@@ -367,6 +499,7 @@ foreground_load_stream(FILE *fp, const char *name, struct foreground **out)
 		log_warnx("cannot keep %llu switches of '%s': over %d",
 			  (unsigned long long)fg->stats.dropped, name,
 			  FOREGROUND_ENTRIES_MAX);
+	fg->complete_ns = INT64_MAX;
 	*out = fg;
 	fg = NULL;
 	r = 0;

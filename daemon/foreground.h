@@ -1,12 +1,15 @@
 /*
  * Foreground timeline: which app was in the foreground when, kept as the
- * list of switches (t_ns, pid, package) in time order.  A tap is
- * attributed to the switch in force at its t_up: the latest with
+ * list of switches (t_ns, pid, package, activity) in time order.  A tap
+ * is attributed to the switch in force at its t_up: the latest with
  * t_entry <= t.
  *
  * Sources (docs/DESIGN.md 7.4, docs/formats.md 4.3):
  *  - log:FILE, a recorded session's foreground.log, one line per switch,
- *    "<monotonic_ns> <pid> <package>" separated by blanks.  Blank lines
+ *    "<monotonic_ns> <pid> <package> [activity]" separated by blanks: the
+ *    fourth field, the focused activity's class name, is optional (see
+ *    FOREGROUND_ACTIVITY_MAX; a leading '.' stands for the package, as
+ *    Android writes "com.foo/.Main", and is expanded).  Blank lines
  *    and lines starting with '#' are skipped.  A malformed line (a field
  *    missing or extra, a number out of range, a bad package name, a line
  *    over FOREGROUND_LINE_MAX bytes or with a NUL byte) is skipped and
@@ -24,7 +27,15 @@
  *
  * A package is 1 to FOREGROUND_PACKAGE_MAX characters of [A-Za-z0-9._:-]
  * (':' for process names such as "com.foo:remote"); a pid is 0 (unknown)
- * to FOREGROUND_PID_MAX.
+ * to FOREGROUND_PID_MAX.  An activity is 1 to FOREGROUND_ACTIVITY_MAX
+ * characters of [A-Za-z0-9._$], or unknown (NULL).
+ *
+ * Completeness: a lookup of the switches after a time (launch detection,
+ * foreground_find_change()) needs to know that no switch up to some time
+ * is still to come.  A log or a static timeline is complete at every
+ * time (INT64_MAX); a timeline made by foreground_new() is complete
+ * nowhere (INT64_MIN) until its writer says how far it is
+ * (foreground_set_complete()).
  */
 #ifndef TAPD_FOREGROUND_H
 #define TAPD_FOREGROUND_H
@@ -32,10 +43,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define FOREGROUND_PACKAGE_MAX 255
-#define FOREGROUND_PID_MAX     4194304
-#define FOREGROUND_LINE_MAX    512
-#define FOREGROUND_ENTRIES_MAX 1000000
+#define FOREGROUND_PACKAGE_MAX	255
+#define FOREGROUND_PID_MAX	4194304
+#define FOREGROUND_LINE_MAX	512
+#define FOREGROUND_ENTRIES_MAX	1000000
+#define FOREGROUND_ACTIVITY_MAX 255
+
+/* One switch of the timeline; its strings belong to the timeline. */
+struct foreground_switch {
+	int64_t t_ns;
+	int32_t pid;
+	const char *package;
+	const char *activity; /* NULL when unknown */
+};
 
 /* Counters since the timeline was made. */
 struct foreground_stats {
@@ -98,6 +118,41 @@ void foreground_free(struct foreground *fg);
  */
 int foreground_add(struct foreground *fg, int64_t t_ns, int32_t pid,
 		   const char *package);
+
+/*
+ * The same with the focused activity (NULL when unknown; a leading '.' is
+ * expanded to the package).  -EINVAL also for an invalid activity.
+ */
+int foreground_add_activity(struct foreground *fg, int64_t t_ns, int32_t pid,
+			    const char *package, const char *activity);
+
+/*
+ * The switch in force at t_ns, with its activity: returns 0 and fills *sw,
+ * or -ENOENT before the first switch.  Its strings stay valid until
+ * foreground_prune() or foreground_free().
+ */
+int foreground_switch_at(const struct foreground *fg, int64_t t_ns,
+			 struct foreground_switch *sw);
+
+/*
+ * The first switch with from_ns < t < until_ns that changes what was in
+ * force at from_ns: another package, or the same package with another
+ * activity (both known).  A switch that changes only the pid, or names the
+ * same package and activity, changes nothing.  Returns 1 and fills *sw, 0
+ * when there is none, or -ENOENT when nothing is in force at from_ns.
+ */
+int foreground_find_change(const struct foreground *fg, int64_t from_ns,
+			   int64_t until_ns, struct foreground_switch *sw);
+
+/*
+ * How far the timeline is complete (see "Completeness"), and its writer's
+ * way to move it; it only moves forward.
+ */
+int64_t foreground_complete(const struct foreground *fg);
+void foreground_set_complete(struct foreground *fg, int64_t t_ns);
+
+/* Returns 1 when s is a valid activity name, else 0. */
+int foreground_valid_activity(const char *s);
 
 /*
  * The switch in force at t_ns: returns 0 and sets *pid and *package, or

@@ -72,6 +72,9 @@ struct foreground_live {
 	int have_cur;
 	int32_t cur_pid;
 	char cur_pkg[FOREGROUND_PACKAGE_MAX + 1];
+	char cur_act[FOREGROUND_ACTIVITY_MAX + 1]; /* "" when unknown */
+	/* The activity of dumpsys's focus that answer() matched, or "". */
+	char ans_act[FOREGROUND_ACTIVITY_MAX + 1];
 
 	/*
 	 * The last dumpsys answer: for which set of candidates, when, and
@@ -98,6 +101,7 @@ struct foreground_live {
 	struct foreground_window_focus focus;
 	size_t wtotal;
 	int64_t ask_ns;
+	int64_t last_sample_ns; /* the latest sample, INT64_MIN: none */
 	struct foreground_topapp_proc *ask_procs;
 	struct candidate *ask_cands;
 	struct dkey *ask_key;
@@ -294,20 +298,36 @@ remember(struct foreground_live *fl, int64_t next_ns, const char *pkg,
 	fl->d_next_ns = next_ns;
 }
 
-/* The first focus dumpsys named that is one of the candidates. */
+/*
+ * The first focus dumpsys named that is one of the candidates, its
+ * activity in fl->ans_act.
+ */
 static struct candidate *
 match_focus(struct foreground_live *fl,
 	    const struct foreground_window_focus *focus)
 {
 	struct candidate *c;
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < focus->n_current; i++)
-		if ((c = find_candidate(fl, focus->current[i])) != NULL)
+		if ((c = find_candidate(fl, focus->current[i])) != NULL) {
+			memcpy(fl->ans_act, focus->current_activity[i],
+			       sizeof(fl->ans_act));
+			/* A window without its activity: the focused app's. */
+			for (j = 0; !fl->ans_act[0] && j < focus->n_app; j++)
+				if (strcmp(focus->app[j], focus->current[i]) ==
+				    0)
+					memcpy(fl->ans_act,
+					       focus->app_activity[j],
+					       sizeof(fl->ans_act));
 			return c;
+		}
 	for (i = 0; i < focus->n_app; i++)
-		if ((c = find_candidate(fl, focus->app[i])) != NULL)
+		if ((c = find_candidate(fl, focus->app[i])) != NULL) {
+			memcpy(fl->ans_act, focus->app_activity[i],
+			       sizeof(fl->ans_act));
 			return c;
+		}
 	return NULL;
 }
 
@@ -324,19 +344,26 @@ by_fallback(struct foreground_live *fl, const char *why)
 }
 
 /*
- * Appends a switch to c at t_ns unless c is already the foreground.
- * Returns 0 or -ENOMEM; other refusals are counted and logged.
+ * Appends a switch to c at t_ns, with the focused activity act when
+ * dumpsys named one (NULL or ""), unless c is already the foreground in
+ * that activity.  Returns 0 or -ENOMEM; other refusals are counted and
+ * logged.
  */
 static int
-apply(struct foreground_live *fl, const struct candidate *c, int64_t t_ns)
+apply_activity(struct foreground_live *fl, const struct candidate *c,
+	       int64_t t_ns, const char *act)
 {
 	int r;
 
+	if (act && !foreground_valid_activity(act))
+		act = NULL;
 	if (fl->have_cur && fl->cur_pid == c->rep->pid &&
-	    strcmp(fl->cur_pkg, c->rep->package) == 0)
+	    strcmp(fl->cur_pkg, c->rep->package) == 0 &&
+	    (!act || strcmp(fl->cur_act, act) == 0))
 		return 0;
 	fl->last_add_ns = t_ns;
-	r = foreground_add(fl->timeline, t_ns, c->rep->pid, c->rep->package);
+	r = foreground_add_activity(fl->timeline, t_ns, c->rep->pid,
+				    c->rep->package, act);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
@@ -354,7 +381,18 @@ apply(struct foreground_live *fl, const struct candidate *c, int64_t t_ns)
 	fl->have_cur = 1;
 	fl->cur_pid = c->rep->pid;
 	memcpy(fl->cur_pkg, c->rep->package, sizeof(fl->cur_pkg));
+	snprintf(fl->cur_act, sizeof(fl->cur_act), "%s", act ? act : "");
 	return 0;
+}
+
+/* The same without an activity: top-app alone names none. */
+static int
+apply(struct foreground_live *fl, const struct candidate *c, int64_t t_ns)
+{
+	if (fl->have_cur && fl->cur_pid == c->rep->pid &&
+	    strcmp(fl->cur_pkg, c->rep->package) == 0)
+		return 0;
+	return apply_activity(fl, c, t_ns, NULL);
 }
 
 /*
@@ -384,6 +422,7 @@ answer(struct foreground_live *fl, int r, const char *failure, int64_t now_ns)
 		return by_fallback(fl, failure);
 	}
 	fl->d_fails = 0;
+	fl->ans_act[0] = '\0';
 	c = match_focus(fl, &fl->focus);
 	if (c) {
 		remember(fl, now_ns + fl->refresh_ns, c->rep->package, NULL);
@@ -422,12 +461,15 @@ take_answer(struct foreground_live *fl, int r, const char *why)
 
 	fl->cands = fl->ask_cands;
 	fl->ncands = fl->nask;
+	fl->ans_act[0] = '\0';
 	c = answer(fl, r, why, fl->ask_ns);
 	if (c && (!fl->loop || fl->last_add_ns <= fl->ask_ns) &&
-	    apply(fl, c, fl->ask_ns) < 0)
+	    apply_activity(fl, c, fl->ask_ns, fl->ans_act) < 0)
 		fl->err = -ENOMEM;
 	fl->cands = cands;
 	fl->ncands = ncands;
+	/* Nothing is outstanding: the timeline holds every sample's news. */
+	foreground_set_complete(fl->timeline, fl->last_sample_ns);
 }
 
 static int
@@ -615,6 +657,7 @@ foreground_live_new(const struct foreground_live_config *cfg,
 	fl->record = cfg->record;
 	fl->timeline = timeline;
 	fl->last_add_ns = INT64_MIN;
+	fl->last_sample_ns = INT64_MIN;
 	if (grow(fl, 16) < 0 || foreground_window_new(&fl->wp) < 0) {
 		r = -ENOMEM;
 		goto out;
@@ -721,7 +764,16 @@ foreground_live_sample(struct foreground_live *fl, int64_t now_ns)
 	int64_t t0 = loop_now_ns();
 	int r;
 
+	if (now_ns > fl->last_sample_ns)
+		fl->last_sample_ns = now_ns;
 	r = sample(fl, now_ns);
+	/*
+	 * How far the timeline is complete (foreground.h): to this sample,
+	 * or while dumpsys is out, to just before the sample that asked,
+	 * whose answer may still go in at its time.
+	 */
+	foreground_set_complete(fl->timeline, fl->dchild ? fl->ask_ns - 1
+							 : fl->last_sample_ns);
 	timed(fl, t0);
 	return r;
 }

@@ -178,8 +178,40 @@ foreground_window_focus_package(const char *value, char *pkg, size_t size)
 	return 1;
 }
 
+int
+foreground_window_focus_activity(const char *value, const char *pkg, char *act,
+				 size_t size)
+{
+	size_t np, n = 0;
+	const char *p;
+
+	if (!value || !pkg || !act || size == 0)
+		return 0;
+	act[0] = '\0';
+	np = strlen(pkg);
+	for (p = strstr(value, pkg); p; p = strstr(p + 1, pkg)) {
+		/* The package as a whole word, then its '/'. */
+		if ((p > value && !is_space(p[-1]) && p[-1] != '{') ||
+		    p[np] != '/')
+			continue;
+		p += np + 1;
+		while ((is_alpha(p[n]) || is_digit(p[n]) || p[n] == '.' ||
+			p[n] == '_' || p[n] == '$') &&
+		       n < FOREGROUND_ACTIVITY_MAX)
+			n++;
+		if (n == 0 || n >= size)
+			return 0;
+		memcpy(act, p, n);
+		act[n] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
 static void
-focus_add(char list[][FOREGROUND_PACKAGE_MAX + 1], size_t *n, const char *pkg)
+focus_add(char list[][FOREGROUND_PACKAGE_MAX + 1],
+	  char acts[][FOREGROUND_ACTIVITY_MAX + 1], size_t *n, const char *pkg,
+	  const char *value)
 {
 	size_t i;
 
@@ -189,6 +221,8 @@ focus_add(char list[][FOREGROUND_PACKAGE_MAX + 1], size_t *n, const char *pkg)
 	if (*n >= FOREGROUND_WINDOW_FOCUS_MAX)
 		return;
 	memcpy(list[*n], pkg, strlen(pkg) + 1);
+	foreground_window_focus_activity(value, pkg, acts[*n],
+					 FOREGROUND_ACTIVITY_MAX + 1);
 	(*n)++;
 }
 
@@ -214,9 +248,11 @@ parse_line(struct foreground_window_focus *f, const char *line, int cut)
 			continue;
 		}
 		if (k == 0)
-			focus_add(f->current, &f->n_current, pkg);
+			focus_add(f->current, f->current_activity,
+				  &f->n_current, pkg, p + strlen(keys[k]));
 		else
-			focus_add(f->app, &f->n_app, pkg);
+			focus_add(f->app, f->app_activity, &f->n_app, pkg,
+				  p + strlen(keys[k]));
 	}
 }
 

@@ -25,6 +25,15 @@ struct foreground_window_focus {
 	size_t n_app;
 	char current[FOREGROUND_WINDOW_FOCUS_MAX][FOREGROUND_PACKAGE_MAX + 1];
 	char app[FOREGROUND_WINDOW_FOCUS_MAX][FOREGROUND_PACKAGE_MAX + 1];
+	/*
+	 * The activity each of those names ("com.foo/.Main" gives ".Main",
+	 * as printed: foreground_add_activity() expands it), "" when the
+	 * value names none (a splash screen, a window without one).
+	 */
+	char current_activity[FOREGROUND_WINDOW_FOCUS_MAX]
+			     [FOREGROUND_ACTIVITY_MAX + 1];
+	char app_activity[FOREGROUND_WINDOW_FOCUS_MAX]
+			 [FOREGROUND_ACTIVITY_MAX + 1];
 	uint64_t lines;	      /* lines read */
 	uint64_t focus_lines; /* mCurrentFocus= and mFocusedApp= lines */
 	uint64_t unnamed;     /* of those, naming no package (null, shade) */
@@ -70,6 +79,15 @@ void foreground_window_parse(const char *buf, size_t len,
  * a package (NotificationShade, InputMethod, PopupWindow:...) and garbage.
  */
 int foreground_window_focus_package(const char *value, char *pkg, size_t size);
+
+/*
+ * The activity of such a value whose package is pkg: what follows
+ * "pkg/" up to the first character that is not of an activity name
+ * (foreground_valid_activity()).  Returns 1 and writes it into act (size
+ * bytes), or 0 when there is none that fits.
+ */
+int foreground_window_focus_activity(const char *value, const char *pkg,
+				     char *act, size_t size);
 
 /*
  * Whether s (n bytes) is a Java package name: dot-separated non-empty parts

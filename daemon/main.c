@@ -120,7 +120,11 @@ usage_thresholds(FILE *out)
 	      "  --settle-quiet-ms N    quiet gap that ends a burst (default "
 	      "300)\n"
 	      "  --settle-cap-ms N      longest response window (default "
-	      "5000)\n",
+	      "5000)\n"
+	      "  --launch-cap-ms N      longest wait for a tap to switch the "
+	      "focus to another\n"
+	      "                         app or activity (default 10000; 0: "
+	      "off)\n",
 	      out);
 }
 
@@ -300,6 +304,7 @@ enum {
 	OPT_LONG_PRESS,
 	OPT_QUIET_MS,
 	OPT_CAP_MS,
+	OPT_LAUNCH_CAP_MS,
 	/* A command's own options: OPT_OWN + their index in its table. */
 	OPT_OWN = 256,
 };
@@ -310,6 +315,7 @@ static const struct option threshold_options[] = {
 	{"long-press-ms", required_argument, NULL, OPT_LONG_PRESS},
 	{"settle-quiet-ms", required_argument, NULL, OPT_QUIET_MS},
 	{"settle-cap-ms", required_argument, NULL, OPT_CAP_MS},
+	{"launch-cap-ms", required_argument, NULL, OPT_LAUNCH_CAP_MS},
 };
 
 /*
@@ -372,6 +378,11 @@ threshold_option(int c, struct pipeline_options *t)
 	case OPT_CAP_MS:
 		return opt_ms("--settle-cap-ms", optarg, 1, 600000,
 			      &t->settle_cap_ns) < 0
+			       ? -1
+			       : 1;
+	case OPT_LAUNCH_CAP_MS:
+		return opt_ms("--launch-cap-ms", optarg, 0, 600000,
+			      &t->launch_cap_ns) < 0
 			       ? -1
 			       : 1;
 	}

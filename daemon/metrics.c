@@ -64,6 +64,7 @@ struct metrics_app {
 	uint64_t taps[METRICS_NSTATUSES];
 	struct metrics_hist first;
 	struct metrics_hist settle;
+	struct metrics_hist launch; /* launch_first_frame of its launches */
 };
 
 struct metrics {
@@ -176,6 +177,7 @@ metrics_app_free(struct metrics_app *a)
 {
 	free(a->first.counts);
 	free(a->settle.counts);
+	free(a->launch.counts);
 	free(a->name);
 	free(a);
 }
@@ -201,7 +203,9 @@ metrics_insert(struct metrics *m, size_t pos, const char *name,
 		calloc(buckets_count(m->buckets) + 1, sizeof(*a->first.counts));
 	a->settle.counts = calloc(buckets_count(m->buckets) + 1,
 				  sizeof(*a->settle.counts));
-	if (!a->first.counts || !a->settle.counts ||
+	a->launch.counts = calloc(buckets_count(m->buckets) + 1,
+				  sizeof(*a->launch.counts));
+	if (!a->first.counts || !a->settle.counts || !a->launch.counts ||
 	    (a->name = strdup(name)) == NULL) {
 		metrics_app_free(a);
 		return -ENOMEM;
@@ -315,7 +319,7 @@ metrics_free(struct metrics *m)
  */
 static int
 metrics_count(struct metrics *m, const char *app, int kind, int status,
-	      int64_t first_ns, int64_t settle_ns)
+	      int64_t first_ns, int64_t settle_ns, int64_t launch_ns)
 {
 	struct metrics_app *a;
 	int folded, rc;
@@ -334,7 +338,16 @@ metrics_count(struct metrics *m, const char *app, int kind, int status,
 		metrics_hist_add(m, &a->first, first_ns);
 	if (settle_ns >= 0)
 		metrics_hist_add(m, &a->settle, settle_ns);
+	if (launch_ns >= 0)
+		metrics_hist_add(m, &a->launch, launch_ns);
 	return 0;
+}
+
+/* A tap's launch_first_frame, -1 unless it is a launch (store.h). */
+static int64_t
+metrics_launch_ns(const struct store_tap *tap)
+{
+	return tap->flags & STORE_FLAG_LAUNCH ? tap->launch_first_frame_ns : -1;
 }
 
 int
@@ -402,7 +415,7 @@ metrics_observe_tap(struct metrics *m, const struct store_tap *tap)
 		return -EINVAL;
 	pthread_mutex_lock(&m->lock);
 	rc = metrics_count(m, tap->app, kind, status, tap->first_frame_ns,
-			   tap->settle_ns);
+			   tap->settle_ns, metrics_launch_ns(tap));
 	pthread_mutex_unlock(&m->lock);
 	return rc;
 }
@@ -450,7 +463,7 @@ metrics_load_tap(void *ctx, int64_t id, const struct store_tap *tap)
 	if (kind < 0 || status < 0)
 		return 0;
 	return metrics_count(ctx, tap->app, kind, status, tap->first_frame_ns,
-			     tap->settle_ns);
+			     tap->settle_ns, metrics_launch_ns(tap));
 }
 
 int
@@ -578,14 +591,16 @@ metrics_put_seconds(struct metrics_buf *b, int64_t ns)
 
 static void
 metrics_render_hist(struct metrics_buf *b, const struct metrics *m,
-		    const char *name, int settle)
+		    const char *name, int which)
 {
 	const struct metrics_hist *h;
 	size_t i, j, nb = buckets_count(m->buckets);
 	uint64_t cum;
 
 	for (i = 0; i < m->napps; i++) {
-		h = settle ? &m->apps[i]->settle : &m->apps[i]->first;
+		h = which == 2	 ? &m->apps[i]->launch
+		    : which == 1 ? &m->apps[i]->settle
+				 : &m->apps[i]->first;
 		cum = 0;
 		for (j = 0; j <= nb; j++) {
 			cum += h->counts[j];
@@ -618,6 +633,12 @@ metrics_render_taps(struct metrics_buf *b, const struct metrics *m)
 		       "Time from finger up to the last frame of the response "
 		       "burst, of taps and long presses with status ok.");
 	metrics_render_hist(b, m, "tapd_tap_settle_seconds", 1);
+	metrics_family(
+		b, "tapd_launch_first_frame_seconds", "histogram",
+		"Time from finger up to the first frame of the app a tap "
+		"launched, by the tapped app, of taps and long presses "
+		"with status ok.");
+	metrics_render_hist(b, m, "tapd_launch_first_frame_seconds", 2);
 
 	metrics_family(b, "tapd_taps_total", "counter",
 		       "Taps and long presses stored, by app and status.");

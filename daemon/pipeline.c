@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "appsum.h"
 #include "attrib.h"
 #include "control.h"
 #include "device.h"
@@ -18,17 +19,6 @@
 #include "tapjson.h"
 
 /* Latencies of one app, for the summary's percentiles. */
-struct app_stats {
-	char *app;
-	uint64_t gestures; /* every kind, as tapctl apps counts them */
-	uint64_t measured; /* taps and long presses */
-	uint64_t ok;
-	uint64_t no_response;
-	int64_t *first;	 /* first_frame of ok taps */
-	int64_t *settle; /* settle of ok taps */
-	size_t n, cap;
-};
-
 /* A gesture waiting for the correlator, by the id the correlator returns. */
 struct pending {
 	struct gesture_record rec;
@@ -70,74 +60,8 @@ struct pipeline {
 	size_t npublish, cap_publish;
 
 	struct pipeline_stats st;
-	struct app_stats *apps;
-	size_t napps;
+	struct appsum *apps; /* the summary's table */
 };
-
-static struct app_stats *
-app_stats_get(struct pipeline *p, const char *app)
-{
-	struct app_stats *a;
-	size_t i;
-
-	if (!app)
-		app = STORE_APP_UNKNOWN;
-	for (i = 0; i < p->napps; i++)
-		if (strcmp(p->apps[i].app, app) == 0)
-			return &p->apps[i];
-	a = realloc(p->apps, (p->napps + 1) * sizeof(*a));
-	if (!a)
-		return NULL;
-	p->apps = a;
-	a = &p->apps[p->napps];
-	memset(a, 0, sizeof(*a));
-	a->app = strdup(app);
-	if (!a->app)
-		return NULL;
-	p->napps++;
-	return a;
-}
-
-static int
-app_stats_add(struct pipeline *p, const char *app,
-	      const struct correlate_result *res)
-{
-	struct app_stats *a = app_stats_get(p, app);
-	int64_t *f, *s;
-	size_t cap;
-
-	if (!a)
-		return -ENOMEM;
-	a->gestures++;
-	a->measured++;
-	switch (res->status) {
-	case CORRELATE_OK:
-		a->ok++;
-		break;
-	case CORRELATE_NO_RESPONSE:
-		a->no_response++;
-		return 0;
-	default:
-		/* truncated, frames_unavailable: TAPS - OK - NO_RESP. */
-		return 0;
-	}
-	if (a->n == a->cap) {
-		cap = a->cap ? a->cap * 2 : 64;
-		f = realloc(a->first, cap * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		a->first = f;
-		s = realloc(a->settle, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		a->settle = s;
-		a->cap = cap;
-	}
-	a->first[a->n] = res->first_frame_ns;
-	a->settle[a->n] = res->settle_ns;
-	a->n++;
-	return 0;
-}
 
 static const char *
 status_name(enum correlate_status st)
@@ -178,6 +102,10 @@ store_flags(unsigned gesture_flags, unsigned corr_flags)
 		f |= STORE_FLAG_START_ESTIMATED;
 	if (corr_flags & CORRELATE_FLAG_PRESENT_ESTIMATED)
 		f |= STORE_FLAG_PRESENT_ESTIMATED;
+	if (corr_flags & CORRELATE_FLAG_LAUNCH)
+		f |= STORE_FLAG_LAUNCH;
+	if (corr_flags & CORRELATE_FLAG_NAVIGATION)
+		f |= STORE_FLAG_NAVIGATION;
 	return f;
 }
 
@@ -239,6 +167,8 @@ tap_from_record(const struct pipeline *p, struct store_tap *tap,
 	tap->y = rec->y;
 	tap->first_frame_ns = -1;
 	tap->settle_ns = -1;
+	tap->launch_first_frame_ns = -1;
+	tap->launch_settle_ns = -1;
 	return wall_time(p, tap->kind, rec->t_up_ns, &tap->wall_ns);
 }
 
@@ -357,10 +287,16 @@ on_result(void *ctx, const struct correlate_result *res)
 		tap.frames = res->frames;
 		tap.jank = res->jank;
 		tap.jank_tags = res->jank_tags;
+		tap.target_app = res->target_app;
+		tap.target_activity = res->target_activity;
+		tap.launch_first_frame_ns = res->launch_first_frame_ns;
+		tap.launch_settle_ns = res->launch_settle_ns;
 		rc = keep_tap(p, &tap, res->resp, res->nresp);
 	}
 	if (rc == 0)
-		rc = app_stats_add(p, q->app, res);
+		rc = appsum_tap(p->apps, q->app, res->status,
+				res->first_frame_ns, res->settle_ns,
+				res->launch_first_frame_ns);
 	free(q->app);
 	q->app = NULL;
 	free(q->window);
@@ -424,7 +360,6 @@ on_gesture(struct pipeline *p, const struct gesture_record *rec)
 {
 	struct attrib_result ar;
 	const char *app = NULL;
-	struct app_stats *a;
 	struct correlate_tap ct;
 	struct store_tap tap;
 	int32_t pid = 0;
@@ -448,9 +383,8 @@ on_gesture(struct pipeline *p, const struct gesture_record *rec)
 	if (rec->kind != GESTURE_TAP && rec->kind != GESTURE_LONG_PRESS) {
 		/* Swipes and multi-finger gestures are counted, not measured.
 		 */
-		if ((a = app_stats_get(p, app)) == NULL)
+		if (appsum_gesture(p->apps, app) < 0)
 			return -ENOMEM;
-		a->gestures++;
 		rc = tap_from_record(p, &tap, rec, app, pid);
 		tap.window = ar.window;
 		tap.attribution = attrib_how_name(ar.how);
@@ -501,6 +435,7 @@ pipeline_options_init(struct pipeline_options *o)
 	memset(o, 0, sizeof(*o));
 	o->slop_px = -1;
 	o->slop_dp = -1;
+	o->launch_cap_ns = -1;
 }
 
 void
@@ -520,6 +455,8 @@ pipeline_configure(struct pipeline_config *cfg,
 		cfg->correlate.settle_quiet_ns = o->settle_quiet_ns;
 	if (o->settle_cap_ns > 0)
 		cfg->correlate.settle_cap_ns = o->settle_cap_ns;
+	if (o->launch_cap_ns >= 0)
+		cfg->correlate.launch_cap_ns = o->launch_cap_ns;
 	if (dev && dev->have_screen && dev->have_touch) {
 		g->have_mapping = 1;
 		g->x.min = dev->x.min;
@@ -584,7 +521,9 @@ pipeline_new(const struct pipeline_config *cfg, struct pipeline **out)
 		return -ENOMEM;
 	p->cfg = *cfg;
 	p->last_input_ns = INT64_MIN;
-	rc = touch_new(&p->touch);
+	rc = appsum_new(&p->apps);
+	if (rc == 0)
+		rc = touch_new(&p->touch);
 	if (rc < 0)
 		goto out;
 	rc = gesture_new(&cfg->gesture, &p->gesture);
@@ -597,6 +536,8 @@ pipeline_new(const struct pipeline_config *cfg, struct pipeline **out)
 		log_error("invalid correlation thresholds");
 		goto out;
 	}
+	/* The foreground's switches make launches and navigations. */
+	correlate_set_foreground(p->corr, cfg->fg);
 out:
 	if (rc < 0) {
 		pipeline_free(p);
@@ -624,12 +565,7 @@ pipeline_free(struct pipeline *p)
 	for (i = 0; i < p->npublish; i++)
 		cJSON_free(p->publish[i].text);
 	free(p->publish);
-	for (i = 0; i < p->napps; i++) {
-		free(p->apps[i].app);
-		free(p->apps[i].first);
-		free(p->apps[i].settle);
-	}
-	free(p->apps);
+	appsum_free(p->apps);
 	free(p);
 }
 
@@ -818,69 +754,8 @@ pipeline_fill_status(const struct pipeline *p, int64_t frames_wm,
 		s->frames_lag_ns = p->last_input_ns - frames_wm;
 }
 
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Nearest rank: the smallest value with at least p% of values <= it. */
-static double
-percentile_ms(const int64_t *sorted, size_t n, unsigned pct)
-{
-	size_t rank = (n * pct + 99) / 100;
-
-	if (rank == 0)
-		rank = 1;
-	return sorted[rank - 1] / 1e6;
-}
-
-static void
-print_ms(FILE *out, const int64_t *v, size_t n, unsigned pct, int width)
-{
-	if (n == 0)
-		fprintf(out, " %*s", width, "-");
-	else
-		fprintf(out, " %*.1f", width, percentile_ms(v, n, pct));
-}
-
 void
 pipeline_print_apps(struct pipeline *p, FILE *out)
 {
-	struct app_stats *a;
-	size_t i;
-
-	/*
-	 * Per app, the columns of tapctl apps: every gesture, the taps and
-	 * long presses measured, how many were ok and how many had no
-	 * response (the rest were truncated or frames_unavailable), and the
-	 * nearest-rank percentiles of the ok ones, in ms.
-	 */
-	fprintf(out, "%-40s %8s %6s %6s %7s %12s %12s %12s %13s %13s %13s\n",
-		"APP", "GESTURES", "TAPS", "OK", "NO_RESP", "FIRST_P50_MS",
-		"FIRST_P90_MS", "FIRST_P99_MS", "SETTLE_P50_MS",
-		"SETTLE_P90_MS", "SETTLE_P99_MS");
-	for (i = 0; i < p->napps; i++) {
-		a = &p->apps[i];
-		if (a->n > 0) {
-			qsort(a->first, a->n, sizeof(*a->first), cmp_i64);
-			qsort(a->settle, a->n, sizeof(*a->settle), cmp_i64);
-		}
-		fprintf(out,
-			"%-40.40s %8" PRIu64 " %6" PRIu64 " %6" PRIu64
-			" %7" PRIu64,
-			a->app, a->gestures, a->measured, a->ok,
-			a->no_response);
-		print_ms(out, a->first, a->n, 50, 12);
-		print_ms(out, a->first, a->n, 90, 12);
-		print_ms(out, a->first, a->n, 99, 12);
-		print_ms(out, a->settle, a->n, 50, 13);
-		print_ms(out, a->settle, a->n, 90, 13);
-		print_ms(out, a->settle, a->n, 99, 13);
-		fprintf(out, "\n");
-	}
-	if (p->napps == 0)
-		fprintf(out, "(no taps or long presses)\n");
+	appsum_print(p->apps, out);
 }

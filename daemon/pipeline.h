@@ -33,6 +33,7 @@ struct pipeline_options {
 	int64_t long_press_ns;	 /* <= 0 for the default */
 	int64_t settle_quiet_ns; /* <= 0 for the default */
 	int64_t settle_cap_ns;	 /* <= 0 for the default */
+	int64_t launch_cap_ns;	 /* < 0 for the default; 0 turns it off */
 };
 
 struct pipeline_config {
@@ -183,7 +184,7 @@ void pipeline_get_stats(const struct pipeline *p, struct pipeline_stats *st);
 void pipeline_fill_status(const struct pipeline *p, int64_t frames_wm,
 			  struct status_snapshot *s);
 
-/* Prints the per-app table: taps, no response, p50/p90/p99 of both. */
+/* Prints the per-app table of appsum.h, the columns of tapctl apps. */
 void pipeline_print_apps(struct pipeline *p, FILE *out);
 
 #endif

@@ -42,7 +42,9 @@ const char *const store_flag_names[STORE_FLAG_COUNT + 1] = {
 	"interrupted",	     "input_dropped",
 	"end_from_latency",  "end_unconfirmed",
 	"clock_assumed",     "start_estimated",
-	"present_estimated", NULL,
+	"present_estimated", "injected",
+	"virtual_device",    "launch",
+	"navigation",	     NULL,
 };
 
 static int
@@ -119,10 +121,12 @@ const char *const store__stmt_sql[STORE_STMT_N] = {
 	[STORE_STMT_INSERT_TAP] =
 		"INSERT INTO taps (run, session, app, pid, kind, status,"
 		" flags, t_down_ns, t_up_ns, wall_ns, x, y, first_frame_ns,"
-		" settle_ns, frames, jank, id, jank_tags, window, attribution)"
+		" settle_ns, frames, jank, id, jank_tags, window, attribution,"
+		" target_app, target_activity, launch_first_frame_ns,"
+		" launch_settle_ns)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
 		"?13,"
-		" ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+		" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
 	[STORE_STMT_INSERT_RUN] = "INSERT INTO runs (mode, source, started_ns)"
 				  " VALUES (?1, ?2, ?3)",
 	[STORE_STMT_END_RUN] = "UPDATE runs SET ended_ns = ?1, stats = ?2"
@@ -501,6 +505,8 @@ store__held_clear(struct store *st)
 	for (i = 0; i < st->nheld; i++) {
 		free(st->held[i].app);
 		free(st->held[i].window);
+		free(st->held[i].target_app);
+		free(st->held[i].target_activity);
 		free(st->held[i].frames);
 	}
 	st->nheld = 0;

@@ -38,7 +38,19 @@
 #define STORE_FLAG_CLOCK_ASSUMED     0x40u
 #define STORE_FLAG_START_ESTIMATED   0x80u
 #define STORE_FLAG_PRESENT_ESTIMATED 0x100u
-#define STORE_FLAG_COUNT	     9
+/*
+ * 0x200 and 0x400 are the gesture injection's (injected, virtual_device):
+ * named here so that the names stay indexed by bit.
+ */
+#define STORE_FLAG_INJECTED	  0x200u
+#define STORE_FLAG_VIRTUAL_DEVICE 0x400u
+/*
+ * The tap launched another app, or went to another activity of its own
+ * (docs/DESIGN.md 1.5.1): target_app and the launch columns say more.
+ */
+#define STORE_FLAG_LAUNCH     0x800u
+#define STORE_FLAG_NAVIGATION 0x1000u
+#define STORE_FLAG_COUNT      13
 
 /*
  * The gesture kinds and the statuses of a tap.  Their names below are the
@@ -123,6 +135,15 @@ struct store_tap {
 	 */
 	const char *window;
 	const char *attribution;
+	/*
+	 * With STORE_FLAG_LAUNCH or _NAVIGATION: the app and activity
+	 * switched to (NULL when unknown); the launched app's first_frame
+	 * and settle, -1 when not measured (always for a navigation).
+	 */
+	const char *target_app;
+	const char *target_activity;
+	int64_t launch_first_frame_ns;
+	int64_t launch_settle_ns;
 };
 
 struct store;
@@ -448,8 +469,10 @@ int store_session_get(struct store *st, int64_t id, store_session_cb cb,
 #define STORE_HIST_MIN_NS  100000
 
 /* tap_hist.metric */
-#define STORE_METRIC_FIRST_FRAME 0
-#define STORE_METRIC_SETTLE	 1
+#define STORE_METRIC_FIRST_FRAME	0
+#define STORE_METRIC_SETTLE		1
+#define STORE_METRIC_LAUNCH_FIRST_FRAME 2
+#define STORE_METRIC_LAUNCH_SETTLE	3
 
 /*
  * tap_hist.span: the length in minutes of the period a row counts, which

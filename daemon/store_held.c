@@ -123,13 +123,17 @@ store__hold(struct store *st, const struct store_tap *tap,
 	}
 	h->tap.window = h->window;
 	h->tap.attribution = store_attribution_name(tap->attribution);
+	if (tap->target_app && !(h->target_app = strdup(tap->target_app)))
+		goto nomem;
+	if (tap->target_activity &&
+	    !(h->target_activity = strdup(tap->target_activity)))
+		goto nomem;
+	h->tap.target_app = h->target_app;
+	h->tap.target_activity = h->target_activity;
 	if (nframes) {
 		h->frames = malloc(nframes * sizeof(*frames));
-		if (!h->frames) {
-			free(h->app);
-			free(h->window);
-			return -ENOMEM;
-		}
+		if (!h->frames)
+			goto nomem;
 		memcpy(h->frames, frames, nframes * sizeof(*frames));
 	}
 	h->nframes = nframes;
@@ -138,6 +142,12 @@ store__hold(struct store *st, const struct store_tap *tap,
 	st->nheld++;
 	*out = h;
 	return 0;
+nomem:
+	free(h->app);
+	free(h->window);
+	free(h->target_app);
+	free(h->target_activity);
+	return -ENOMEM;
 }
 
 /* Forgets held tap i, which the database refused. */
@@ -146,6 +156,8 @@ store__unhold(struct store *st, size_t i)
 {
 	free(st->held[i].app);
 	free(st->held[i].window);
+	free(st->held[i].target_app);
+	free(st->held[i].target_activity);
 	free(st->held[i].frames);
 	memmove(&st->held[i], &st->held[i + 1],
 		(st->nheld - i - 1) * sizeof(*st->held));

@@ -431,7 +431,11 @@ store__hist_tap(struct store *st, const struct store_tap *tap)
 {
 	static const int spans[] = {STORE_HIST_SPAN_MINUTE,
 				    STORE_HIST_SPAN_HOUR, STORE_HIST_SPAN_DAY};
-	const int64_t values[] = {tap->first_frame_ns, tap->settle_ns};
+	/* Launch values belong to launches only (store.h). */
+	int launch = (tap->flags & STORE_FLAG_LAUNCH) != 0;
+	const int64_t values[] = {tap->first_frame_ns, tap->settle_ns,
+				  launch ? tap->launch_first_frame_ns : -1,
+				  launch ? tap->launch_settle_ns : -1};
 	const char *scopes[2];
 	size_t nscopes = 0, i, j, k;
 	int64_t minute;
@@ -448,7 +452,7 @@ store__hist_tap(struct store *st, const struct store_tap *tap)
 	    strcmp(tap->app, STORE_HIST_ALL_APPS) != 0)
 		scopes[nscopes++] = tap->app;
 	scopes[nscopes++] = STORE_HIST_ALL_APPS;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
 		if (values[i] < 0)
 			continue;
 		for (j = 0; j < nscopes; j++)

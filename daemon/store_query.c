@@ -21,8 +21,9 @@
 #include "store_sql.h"
 
 #define MINUTE_NS (60 * 1000000000LL)
-static const char *const store_query_metric_col[] = {"first_frame_ns",
-						     "settle_ns"};
+static const char *const store_query_metric_col[] = {
+	"first_frame_ns", "settle_ns", "launch_first_frame_ns",
+	"launch_settle_ns"};
 
 void
 store_query_filter_init(struct store_filter *f)
@@ -35,7 +36,17 @@ store_query_filter_init(struct store_filter *f)
 const char *
 store_query_metric_name(enum store_query_metric metric)
 {
-	return metric == STORE_QUERY_SETTLE ? "settle" : "first_frame";
+	switch (metric) {
+	case STORE_QUERY_SETTLE:
+		return "settle";
+	case STORE_QUERY_LAUNCH_FIRST_FRAME:
+		return "launch_first_frame";
+	case STORE_QUERY_LAUNCH_SETTLE:
+		return "launch_settle";
+	case STORE_QUERY_FIRST_FRAME:
+	default:
+		return "first_frame";
+	}
 }
 
 const char *
@@ -125,13 +136,22 @@ store_query_from_where(struct store__qb *q, const struct store_filter *f,
 {
 	struct store_filter g = *f;
 
+	int launch = metric == STORE_QUERY_LAUNCH_FIRST_FRAME ||
+		     metric == STORE_QUERY_LAUNCH_SETTLE;
+
 	store__qb_add(q, " FROM taps INDEXED BY ");
 	if (f->session)
 		store__qb_add(q, "taps_session");
 	else if (f->app || f->app_unknown)
-		store__qb_add(q, "taps_app_status_wall");
+		store__qb_add(q, launch ? "taps_launch_app_wall"
+					: "taps_app_status_wall");
 	else
-		store__qb_add(q, "taps_wall");
+		store__qb_add(q, launch ? "taps_launch_wall" : "taps_wall");
+	/* The partial indexes' own WHERE, word for word, for the planner. */
+	if (launch && !f->session) {
+		store__qb_cond(q, "launch_first_frame_ns");
+		store__qb_add(q, " IS NOT NULL");
+	}
 	store__qb_cond(q, store_query_metric_col[metric]);
 	store__qb_add(q, " IS NOT NULL");
 	g.since_ns = lo;
@@ -429,8 +449,7 @@ store_query_percentiles(struct store *st, const struct store_filter *f,
 	int rc;
 
 	if (!db || !out || store_query_check_filter(f) < 0 ||
-	    (metric != STORE_QUERY_FIRST_FRAME &&
-	     metric != STORE_QUERY_SETTLE) ||
+	    (unsigned)metric >= STORE_QUERY_METRICS ||
 	    (method != STORE_QUERY_METHOD_AUTO &&
 	     method != STORE_QUERY_METHOD_EXACT &&
 	     method != STORE_QUERY_METHOD_HISTOGRAM))
@@ -542,6 +561,11 @@ store_query_apps(struct store *st, const struct store_filter *f,
 		if (rc == 0)
 			rc = store_query_check_p(p, 3, &list[i].settle);
 		if (rc == 0)
+			rc = store_query_check_p(p, 3,
+						 &list[i].launch_first_frame);
+		if (rc == 0)
+			rc = store_query_check_p(p, 3, &list[i].launch_settle);
+		if (rc == 0)
 			rc = store_query_percentiles_tx(
 				db, &af, STORE_QUERY_FIRST_FRAME,
 				STORE_QUERY_METHOD_AUTO,
@@ -552,6 +576,18 @@ store_query_apps(struct store *st, const struct store_filter *f,
 				db, &af, STORE_QUERY_SETTLE,
 				STORE_QUERY_METHOD_AUTO,
 				STORE_QUERY_APPS_EXACT_MAX, &list[i].settle);
+		if (rc == 0)
+			rc = store_query_percentiles_tx(
+				db, &af, STORE_QUERY_LAUNCH_FIRST_FRAME,
+				STORE_QUERY_METHOD_AUTO,
+				STORE_QUERY_APPS_EXACT_MAX,
+				&list[i].launch_first_frame);
+		if (rc == 0)
+			rc = store_query_percentiles_tx(
+				db, &af, STORE_QUERY_LAUNCH_SETTLE,
+				STORE_QUERY_METHOD_AUTO,
+				STORE_QUERY_APPS_EXACT_MAX,
+				&list[i].launch_settle);
 		if (rc < 0)
 			goto out;
 	}
@@ -626,7 +662,7 @@ store_query_histogram(struct store *st, const struct store_filter *f,
 
 	if (!db || !out || max_buckets == 0 ||
 	    store_query_check_filter(f) < 0 ||
-	    (metric != STORE_QUERY_FIRST_FRAME && metric != STORE_QUERY_SETTLE))
+	    (unsigned)metric >= STORE_QUERY_METRICS)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	hist = calloc(STORE_HIST_BUCKETS, sizeof(*hist));

@@ -66,7 +66,11 @@
 enum store_query_metric {
 	STORE_QUERY_FIRST_FRAME = 0, /* the same numbers as STORE_METRIC_* */
 	STORE_QUERY_SETTLE = 1,
+	/* A launch's (sql/008-launch.sql). */
+	STORE_QUERY_LAUNCH_FIRST_FRAME = 2,
+	STORE_QUERY_LAUNCH_SETTLE = 3,
 };
+#define STORE_QUERY_METRICS 4
 
 enum store_query_method {
 	STORE_QUERY_METHOD_AUTO,
@@ -117,12 +121,15 @@ struct store_query_app {
 	int64_t total;			      /* the sum of status[] */
 	struct store_query_percentiles first_frame; /* p50, p90, p99 */
 	struct store_query_percentiles settle;
+	/* Of its launches (sql/008-launch.sql), count 0 when none. */
+	struct store_query_percentiles launch_first_frame;
+	struct store_query_percentiles launch_settle;
 };
 
 /*
  * Every app with gestures matching f's time range and session (its app,
  * kinds and status are ignored): counts by status of all its gestures,
- * and p50/p90/p99 of both metrics over its 'ok' taps of the measured
+ * and p50/p90/p99 of the four metrics over its 'ok' taps of the measured
  * kinds, by STORE_QUERY_METHOD_AUTO with STORE_QUERY_APPS_EXACT_MAX for a
  * limit.  Apps come in name order, the unknown app last.  Returns 0 and sets
  * *apps (free with store_query_apps_free()) and *napps, or a negative errno.

@@ -24,10 +24,17 @@ static const char *const store_rank_where[] = {
 	" AND first_frame_ns IS NOT NULL",
 	" status = 'ok' AND kind IN ('tap', 'long_press')"
 	" AND settle_ns IS NOT NULL",
+	" status = 'ok' AND kind IN ('tap', 'long_press')"
+	" AND launch_first_frame_ns IS NOT NULL",
+	" status = 'ok' AND kind IN ('tap', 'long_press')"
+	" AND launch_settle_ns IS NOT NULL",
 };
-static const char *const store_rank_col[] = {"first_frame_ns", "settle_ns"};
-static const char *const store_rank_index[] = {"taps_rank_first",
-					       "taps_rank_settle"};
+static const char *const store_rank_col[] = {"first_frame_ns", "settle_ns",
+					     "launch_first_frame_ns",
+					     "launch_settle_ns"};
+static const char *const store_rank_index[] = {
+	"taps_rank_first", "taps_rank_settle", "taps_rank_launch_first",
+	"taps_rank_launch_settle"};
 
 /* The apps of an all-apps query: names[n - 1] is NULL, the unknown app. */
 struct store_rank_apps {

@@ -123,6 +123,8 @@ struct store__held {
 	struct store_tap tap;
 	char *app;
 	char *window;
+	char *target_app;
+	char *target_activity;
 	struct store_frame *frames;
 	size_t nframes;
 };
@@ -303,8 +305,9 @@ sqlite3 *store__sqlite(struct store *st);
 #define STORE__TAP_COLUMNS                                                     \
 	"id, app, pid, kind, status, flags, t_down_ns, t_up_ns, wall_ns, x, "  \
 	"y, first_frame_ns, settle_ns, frames, jank, session, jank_tags, "     \
-	"window, attribution"
-#define STORE__TAP_NCOLUMNS 19
+	"window, attribution, target_app, target_activity, "                   \
+	"launch_first_frame_ns, launch_settle_ns"
+#define STORE__TAP_NCOLUMNS 23
 
 /*
  * Reads the current row of a statement that selected STORE__TAP_COLUMNS

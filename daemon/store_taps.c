@@ -275,6 +275,10 @@ store__tap_row(sqlite3_stmt *stmt, int64_t *id, struct store_tap *tap)
 	tap->jank_tags = (uint32_t)store_column_int64(stmt, 16, 0);
 	tap->window = store_column_text(stmt, 17);
 	tap->attribution = store_column_text(stmt, 18);
+	tap->target_app = store_column_text(stmt, 19);
+	tap->target_activity = store_column_text(stmt, 20);
+	tap->launch_first_frame_ns = store_column_int64(stmt, 21, -1);
+	tap->launch_settle_ns = store_column_int64(stmt, 22, -1);
 	return 0;
 }
 
@@ -509,6 +513,9 @@ store_scan_row(sqlite3_stmt *stmt, void *arg)
 	tap.status = store_column_text(stmt, 2);
 	tap.first_frame_ns = store_column_int64(stmt, 3, -1);
 	tap.settle_ns = store_column_int64(stmt, 4, -1);
+	tap.flags = (unsigned)store_column_int64(stmt, 5, 0);
+	tap.launch_first_frame_ns = store_column_int64(stmt, 6, -1);
+	tap.launch_settle_ns = -1;
 	return w->cb(w->ctx, 0, &tap);
 }
 
@@ -520,7 +527,8 @@ store_taps_scan(struct store *st, store_tap_cb cb, void *ctx)
 	 * BY queries would sort a million rows.
 	 */
 	static const char sql[] =
-		"SELECT app, kind, status, first_frame_ns, settle_ns FROM taps";
+		"SELECT app, kind, status, first_frame_ns, settle_ns, flags,"
+		" launch_first_frame_ns FROM taps";
 	struct store_walk w = {cb, ctx};
 	sqlite3_stmt *stmt = NULL;
 	int rc;

@@ -93,8 +93,9 @@ int store_apps_busiest(struct store *st, int64_t limit, store_app_cb cb,
 
 /*
  * Calls cb for every tap in storage order, one pass over the table with
- * no sort.  Only app, kind, status, first_frame_ns and settle_ns of the
- * tap are read; the other members are 0.  Returns 0, what cb returned
+ * no sort.  Only app, kind, status, first_frame_ns, settle_ns, flags and
+ * launch_first_frame_ns of the tap are read; the other members are 0, the
+ * other latencies -1.  Returns 0, what cb returned
  * when negative, or an errno.
  */
 int store_taps_scan(struct store *st, store_tap_cb cb, void *ctx);

@@ -176,7 +176,8 @@ store_tap_invalid(const struct store_tap *tap)
 		return "negative pid";
 	if (tap->wall_ns < -1)
 		return "negative wall time";
-	if (tap->first_frame_ns < -1 || tap->settle_ns < -1)
+	if (tap->first_frame_ns < -1 || tap->settle_ns < -1 ||
+	    tap->launch_first_frame_ns < -1 || tap->launch_settle_ns < -1)
 		return "negative latency";
 	if (tap->frames < 0)
 		return "negative frame count";
@@ -190,6 +191,11 @@ store_bind_tap(struct store *st, const struct store__held *h)
 {
 	sqlite3_stmt *stmt = st->stmt[STORE_STMT_INSERT_TAP];
 	const struct store_tap *tap = &h->tap;
+	/*
+	 * Launch values belong to launches only, so that a tap zeroed by a
+	 * caller that knows nothing of them is not a launch of 0 ns.
+	 */
+	int launch = (tap->flags & STORE_FLAG_LAUNCH) != 0;
 	int rc;
 
 	/* Unknown is NULL in the table, never a made-up 0 or -1. */
@@ -249,6 +255,26 @@ store_bind_tap(struct store *st, const struct store__held *h)
 		rc = sqlite3_bind_text(stmt, 20,
 				       store_attribution_name(tap->attribution),
 				       -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = tap->target_app
+			     ? sqlite3_bind_text(stmt, 21, tap->target_app, -1,
+						 SQLITE_TRANSIENT)
+			     : sqlite3_bind_null(stmt, 21);
+	if (rc == SQLITE_OK)
+		rc = tap->target_activity
+			     ? sqlite3_bind_text(stmt, 22, tap->target_activity,
+						 -1, SQLITE_TRANSIENT)
+			     : sqlite3_bind_null(stmt, 22);
+	if (rc == SQLITE_OK)
+		rc = launch && tap->launch_first_frame_ns >= 0
+			     ? sqlite3_bind_int64(stmt, 23,
+						  tap->launch_first_frame_ns)
+			     : sqlite3_bind_null(stmt, 23);
+	if (rc == SQLITE_OK)
+		rc = launch && tap->launch_settle_ns >= 0
+			     ? sqlite3_bind_int64(stmt, 24,
+						  tap->launch_settle_ns)
+			     : sqlite3_bind_null(stmt, 24);
 	return rc;
 }
 

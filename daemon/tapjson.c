@@ -40,7 +40,8 @@ static const char *const jank_names[] = {
 static const char csv_header[] =
 	"id,app,pid,kind,status,flags,t_down_ns,t_up_ns,wall_time,x,y,"
 	"first_frame_ms,settle_ms,frames,jank,jank_tags,jank_perceivable,"
-	"session,window,attribution\r\n";
+	"session,window,attribution,target_app,target_activity,"
+	"launch_first_frame_ms,launch_settle_ms\r\n";
 
 size_t
 tapjson_utf8_len(const unsigned char *s)
@@ -268,7 +269,7 @@ fill(cJSON *obj, int64_t id, const struct store_tap *tap)
 {
 	char wall[TAPJSON_WALL_TIME_SIZE];
 	cJSON *arr;
-	int rc;
+	int rc, launch;
 
 	if (!cJSON_AddNumberToObject(obj, "id", (double)id))
 		return -ENOMEM;
@@ -330,6 +331,16 @@ fill(cJSON *obj, int64_t id, const struct store_tap *tap)
 	    (rc = tapjson_add_string(
 		     obj, "attribution",
 		     store_attribution_name(tap->attribution))) < 0)
+		return rc;
+	/* Launch values belong to launches only (store.h). */
+	launch = (tap->flags & STORE_FLAG_LAUNCH) != 0;
+	if ((rc = tapjson_add_string(obj, "target_app", tap->target_app)) < 0 ||
+	    (rc = tapjson_add_string(obj, "target_activity",
+				     tap->target_activity)) < 0 ||
+	    (rc = add_ms(obj, "launch_first_frame_ms",
+			 launch ? tap->launch_first_frame_ns : -1)) < 0 ||
+	    (rc = add_ms(obj, "launch_settle_ms",
+			 launch ? tap->launch_settle_ns : -1)) < 0)
 		return rc;
 	return 0;
 }
@@ -481,6 +492,17 @@ tapjson_csv_write(FILE *f, int64_t id, const struct store_tap *tap)
 	fputc(',', f);
 	if ((rc = csv_string(f, store_attribution_name(tap->attribution))) < 0)
 		return rc;
+	fputc(',', f);
+	if ((rc = csv_string(f, tap->target_app)) < 0)
+		return rc;
+	fputc(',', f);
+	if ((rc = csv_string(f, tap->target_activity)) < 0)
+		return rc;
+	fputc(',', f);
+	csv_ms(f, tap->flags & STORE_FLAG_LAUNCH ? tap->launch_first_frame_ns
+						 : -1);
+	fputc(',', f);
+	csv_ms(f, tap->flags & STORE_FLAG_LAUNCH ? tap->launch_settle_ns : -1);
 	fputs("\r\n", f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -228,10 +228,10 @@ check "since = until = a tap's wall time: both ends included" 1 \
 id=$(sed -n 30p "$work/all.ids")
 get "after_id=$(sed -n 29p "$work/all.ids")&limit=1" >/dev/null
 check "tap object" \
-	"{\"id\":$id,\"app\":\"com.example.app0\",\"pid\":1002,\"kind\":\"swipe\",\"status\":\"ok\",\"flags\":[\"settle_capped\",\"interrupted\",\"input_dropped\"],\"t_down_ns\":\"2498000000000000\",\"t_up_ns\":\"2498000080000000\",\"x\":30,\"y\":30,\"first_frame_ms\":30.03,\"settle_ms\":200.03,\"frames\":11,\"jank\":[\"app_deadline_missed\"],\"jank_tags\":[\"other_jank\"],\"jank_perceivable\":true,\"session\":1,\"window\":null,\"attribution\":\"foreground\"}" \
+	"{\"id\":$id,\"app\":\"com.example.app0\",\"pid\":1002,\"kind\":\"swipe\",\"status\":\"ok\",\"flags\":[\"settle_capped\",\"interrupted\",\"input_dropped\"],\"t_down_ns\":\"2498000000000000\",\"t_up_ns\":\"2498000080000000\",\"x\":30,\"y\":30,\"first_frame_ms\":30.03,\"settle_ms\":200.03,\"frames\":11,\"jank\":[\"app_deadline_missed\"],\"jank_tags\":[\"other_jank\"],\"jank_perceivable\":true,\"session\":1,\"window\":null,\"attribution\":\"foreground\",\"target_app\":null,\"target_activity\":null,\"launch_first_frame_ms\":null,\"launch_settle_ms\":null}" \
 	"$(jq -c '.taps[0] | del(.wall_time)' "$work/body")"
 check "tap object: members in order" \
-	"id app pid kind status flags t_down_ns t_up_ns wall_time x y first_frame_ms settle_ms frames jank jank_tags jank_perceivable session window attribution" \
+	"id app pid kind status flags t_down_ns t_up_ns wall_time x y first_frame_ms settle_ms frames jank jank_tags jank_perceivable session window attribution target_app target_activity launch_first_frame_ms launch_settle_ms" \
 	"$(jq -r '.taps[0] | keys_unsorted | join(" ")' "$work/body")"
 check "wall_time is RFC 3339 UTC with ms" \
 	"$(date -u -d "@$((now - 30 * 100 - 50))" +%Y-%m-%dT%H:%M:%S).000Z" \
@@ -263,12 +263,12 @@ curl -sS --max-time 20 -D "$work/headers" -o "$work/csv" \
 check "csv content type" text/csv \
 	"$(sed -n 's/^[Cc]ontent-[Tt]ype: *\([^;[:space:]]*\).*/\1/p' "$work/headers" | tr -d '\r')"
 check "csv header" \
-	"id,app,pid,kind,status,flags,t_down_ns,t_up_ns,wall_time,x,y,first_frame_ms,settle_ms,frames,jank,jank_tags,jank_perceivable,session,window,attribution" \
+	"id,app,pid,kind,status,flags,t_down_ns,t_up_ns,wall_time,x,y,first_frame_ms,settle_ms,frames,jank,jank_tags,jank_perceivable,session,window,attribution,target_app,target_activity,launch_first_frame_ms,launch_settle_ms" \
 	"$(head -n 1 "$work/csv" | tr -d '\r')"
 check "csv rows" 10001 "$(wc -l <"$work/csv")"
 check "csv: every line ends with CRLF" 10001 "$(grep -c $'\r$' "$work/csv")"
-check "csv: 20 fields a row (quoted app aside)" 0 \
-	"$(grep -v '"' "$work/csv" | awk -F, 'NF != 20' | wc -l)"
+check "csv: 24 fields a row (quoted app aside)" 0 \
+	"$(grep -v '"' "$work/csv" | awk -F, 'NF != 24' | wc -l)"
 check "csv: the app with a comma and quotes" \
 	"$(sed -n 7p "$work/all.ids"),\"weird,\"\"app\"\"\",1000,multi,no_response" \
 	"$(grep -m 1 'weird' "$work/csv" | cut -d, -f1-6)"

@@ -30,6 +30,15 @@ struct gesture {
 	int has_window;
 	char attribution[16];
 	int db_columns; /* a row of a database with both columns */
+	/*
+	 * Compared when the truth has them (migration 008): the launch or
+	 * navigation, exactly, to the nanosecond.
+	 */
+	int by_launch;
+	char target_app[128], target_activity[160];
+	int has_target_app, has_target_activity;
+	int64_t launch_first_frame_ns, launch_settle_ns;
+	int db_launch; /* a row of a database with the launch columns */
 	int matched;
 };
 
@@ -56,6 +65,8 @@ list_add(struct list *l)
 	memset(p, 0, sizeof(*p));
 	p->first_frame_ns = -1;
 	p->settle_ns = -1;
+	p->launch_first_frame_ns = -1;
+	p->launch_settle_ns = -1;
 	return p;
 }
 
@@ -111,6 +122,10 @@ copy_str(char *dst, size_t size, const char *src)
 	snprintf(dst, size, "%s", src != NULL ? src : "");
 }
 
+/* tapd's flag bits (daemon/store.h) of the truth's names. */
+#define FLAG_LAUNCH	0x800u
+#define FLAG_NAVIGATION 0x1000u
+
 static unsigned
 flag_bit(const char *name)
 {
@@ -125,6 +140,10 @@ flag_bit(const char *name)
 	for (i = 0; i < 4; i++)
 		if (strcmp(name, names[i]) == 0)
 			return 1u << i;
+	if (strcmp(name, "launch") == 0)
+		return FLAG_LAUNCH;
+	if (strcmp(name, "navigation") == 0)
+		return FLAG_NAVIGATION;
 	return 0;
 }
 
@@ -230,6 +249,25 @@ load_truth(const char *path, struct list *l)
 		v = cJSON_GetObjectItemCaseSensitive(o, "attribution");
 		copy_str(g->attribution, sizeof(g->attribution),
 			 cJSON_IsString(v) ? v->valuestring : NULL);
+		v = cJSON_GetObjectItemCaseSensitive(o, "target_app");
+		g->by_launch = v != NULL;
+		g->has_target_app = cJSON_IsString(v);
+		copy_str(g->target_app, sizeof(g->target_app),
+			 g->has_target_app ? v->valuestring : NULL);
+		v = cJSON_GetObjectItemCaseSensitive(o, "target_activity");
+		g->has_target_activity = cJSON_IsString(v);
+		copy_str(g->target_activity, sizeof(g->target_activity),
+			 g->has_target_activity ? v->valuestring : NULL);
+		if (g->by_launch && (json_i64(o, "launch_first_frame_ns", 1,
+					      &g->launch_first_frame_ns) < 0 ||
+				     json_i64(o, "launch_settle_ns", 1,
+					      &g->launch_settle_ns) < 0)) {
+			msg_warnx("cannot parse '%s': gesture %zu has a bad "
+				  "launch value",
+				  path, idx - 1);
+			rc = -EINVAL;
+			goto out;
+		}
 		v = cJSON_GetObjectItemCaseSensitive(o, "status");
 		copy_str(g->status, sizeof(g->status),
 			 cJSON_IsString(v) ? v->valuestring : NULL);
@@ -281,6 +319,22 @@ by_window(const struct list *l)
 }
 
 /*
+ * The truth has a launch or a navigation: the database needs their
+ * columns.  A truth whose taps switch nothing compares with a database
+ * made before them.
+ */
+static int
+by_launch(const struct list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->g[i].has_target_app)
+			return 1;
+	return 0;
+}
+
+/*
  * Whether taps has a column: a database made before migration 007 has
  * neither window nor attribution.
  */
@@ -306,16 +360,80 @@ has_column(sqlite3 *db, const char *name)
  * Without need they are read when present, so that a truth made before
  * them checks that the database attributed by the foreground.
  */
+/*
+ * The launch columns of each row, by id, into the gestures of l read
+ * before; need says the truth has launches, so they must be there.
+ */
 static int
-load_db(const char *path, struct list *l, int need)
+load_db_launch(sqlite3 *db, const char *path, struct list *l, int need)
+{
+	static const char sql[] =
+		"SELECT id, target_app, target_activity, launch_first_frame_ns,"
+		" launch_settle_ns FROM taps ORDER BY id";
+	sqlite3_stmt *st = NULL;
+	const unsigned char *s;
+	size_t i = 0;
+	int step, rc = 0;
+
+	if (!has_column(db, "target_app") ||
+	    !has_column(db, "launch_first_frame_ns")) {
+		if (!need)
+			return 0;
+		msg_warnx("cannot compare '%s': its table 'taps' has no "
+			  "column 'target_app' or 'launch_first_frame_ns' "
+			  "(migration 008), which a truth with launches needs",
+			  path);
+		return -ENOENT;
+	}
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		msg_warnx("cannot read 'taps' in '%s': %s", path,
+			  sqlite3_errmsg(db));
+		return -EIO;
+	}
+	/* l holds the rows in the order of the other read: by rowid. */
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gesture *g;
+
+		if (i >= l->n || l->g[i].id != sqlite3_column_int64(st, 0)) {
+			msg_warnx("cannot read 'taps' in '%s': the rows "
+				  "changed between two reads",
+				  path);
+			rc = -EIO;
+			goto out;
+		}
+		g = &l->g[i++];
+		g->db_launch = 1;
+		s = sqlite3_column_text(st, 1);
+		g->has_target_app = s != NULL;
+		copy_str(g->target_app, sizeof(g->target_app), (const char *)s);
+		s = sqlite3_column_text(st, 2);
+		g->has_target_activity = s != NULL;
+		copy_str(g->target_activity, sizeof(g->target_activity),
+			 (const char *)s);
+		g->launch_first_frame_ns = col_i64(st, 3, -1);
+		g->launch_settle_ns = col_i64(st, 4, -1);
+	}
+	if (step != SQLITE_DONE) {
+		msg_warnx("cannot read 'taps' in '%s': %s", path,
+			  sqlite3_errmsg(db));
+		rc = -EIO;
+	}
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int
+load_db(const char *path, struct list *l, int need, int need_launch)
 {
 	static const char sql_plain[] =
 		"SELECT id, app, pid, kind, status, flags, t_down_ns, "
-		"t_up_ns, first_frame_ns, settle_ns, frames, jank FROM taps";
+		"t_up_ns, first_frame_ns, settle_ns, frames, jank FROM taps "
+		"ORDER BY id";
 	static const char sql_windows[] =
 		"SELECT id, app, pid, kind, status, flags, t_down_ns, "
 		"t_up_ns, first_frame_ns, settle_ns, frames, jank, window, "
-		"attribution FROM taps";
+		"attribution FROM taps ORDER BY id";
 	const char *sql = sql_plain;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
@@ -384,7 +502,7 @@ load_db(const char *path, struct list *l, int need)
 		rc = -EIO;
 		goto out;
 	}
-	rc = 0;
+	rc = load_db_launch(db, path, l, need_launch);
 out:
 	sqlite3_finalize(st);
 	sqlite3_close(db);
@@ -404,17 +522,22 @@ static void
 fmt_flags(char *buf, size_t size, unsigned flags)
 {
 	static const char *const names[] = {
-		"busy_before",
-		"settle_capped",
-		"interrupted",
-		"input_dropped",
+		"busy_before", "settle_capped",
+		"interrupted", "input_dropped",
+		NULL,	       NULL,
+		NULL,	       NULL,
+		NULL,	       NULL,
+		NULL,	       "launch",
+		"navigation",
 	};
 	size_t used = 0;
 	unsigned i;
 	int n;
 
 	buf[0] = '\0';
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 13; i++) {
+		if (names[i] == NULL)
+			continue;
 		if (!(flags & 1u << i))
 			continue;
 		n = snprintf(buf + used, size - used, "%s%s", used ? "," : "",
@@ -423,9 +546,9 @@ fmt_flags(char *buf, size_t size, unsigned flags)
 			return;
 		used += (size_t)n;
 	}
-	if (flags & ~0xfu)
+	if (flags & ~(0xfu | FLAG_LAUNCH | FLAG_NAVIGATION))
 		snprintf(buf + used, size - used, "%s0x%x", used ? "," : "",
-			 flags & ~0xfu);
+			 flags & ~(0xfu | FLAG_LAUNCH | FLAG_NAVIGATION));
 	if (buf[0] == '\0')
 		snprintf(buf, size, "-");
 }
@@ -467,7 +590,13 @@ compare(const struct gesture *t, const struct gesture *d, size_t idx)
 	}
 	if (strcmp(t->status, d->status) != 0)
 		DIFF("status", t->status, d->status);
-	if (t->flags != d->flags) {
+	/*
+	 * A truth made before launches says nothing of them: the database's
+	 * launch bits are not held against it.
+	 */
+	if (t->flags !=
+	    (t->by_launch ? d->flags
+			  : d->flags & ~(FLAG_LAUNCH | FLAG_NAVIGATION))) {
 		fmt_flags(a, sizeof(a), t->flags);
 		fmt_flags(b, sizeof(b), d->flags);
 		DIFF("flags", a, b);
@@ -513,6 +642,31 @@ compare(const struct gesture *t, const struct gesture *d, size_t idx)
 		if (strcmp(want, d->attribution) != 0)
 			DIFF("attribution", want, d->attribution);
 	}
+	/* Exact, not near(): the launch values are compared to the ns. */
+	if (t->by_launch) {
+		if (t->has_target_app != d->has_target_app ||
+		    strcmp(t->target_app, d->target_app) != 0)
+			DIFF("target_app",
+			     t->has_target_app ? t->target_app : "null",
+			     d->has_target_app ? d->target_app : "null");
+		if (t->has_target_activity != d->has_target_activity ||
+		    strcmp(t->target_activity, d->target_activity) != 0)
+			DIFF("target_activity",
+			     t->has_target_activity ? t->target_activity
+						    : "null",
+			     d->has_target_activity ? d->target_activity
+						    : "null");
+		if (t->launch_first_frame_ns != d->launch_first_frame_ns) {
+			fmt_opt(a, sizeof(a), t->launch_first_frame_ns);
+			fmt_opt(b, sizeof(b), d->launch_first_frame_ns);
+			DIFF("launch_first", a, b);
+		}
+		if (t->launch_settle_ns != d->launch_settle_ns) {
+			fmt_opt(a, sizeof(a), t->launch_settle_ns);
+			fmt_opt(b, sizeof(b), d->launch_settle_ns);
+			DIFF("launch_settle", a, b);
+		}
+	}
 #undef DIFF
 	return diffs;
 }
@@ -526,7 +680,7 @@ check_run(const char *truth_path, const char *db_path, int verbose)
 	int rc;
 
 	if (load_truth(truth_path, &truth) < 0 ||
-	    load_db(db_path, &db, by_window(&truth)) < 0) {
+	    load_db(db_path, &db, by_window(&truth), by_launch(&truth)) < 0) {
 		rc = 2;
 		goto out;
 	}

@@ -25,6 +25,7 @@ enum special {
 	SP_EDGES,      /* hand-placed frames at every boundary */
 	SP_CUT,	       /* the trace stops before the input does */
 	SP_LATE_START, /* the trace starts after the first gestures */
+	SP_LAUNCH,     /* launches, navigations and switches that are neither */
 };
 
 /* What an app does after a tap. */
@@ -199,6 +200,13 @@ static const struct scen scens[] = {
 	 .r = {2, 8, 2, 1},
 	 .gap_min_ms = 400,
 	 .gap_max_ms = 3500},
+	{.name = "launch",
+	 .desc = "launcher icons that launch apps, taps that open another "
+		 "activity, and switches after the cap or the next touch",
+	 .special = SP_LAUNCH,
+	 .napps = 3,
+	 .launcher = 1,
+	 .dur_s = 90},
 	{.name = "ime",
 	 .desc = "a keyboard over the bottom of the app takes the taps on it",
 	 .sdk = 34,
@@ -237,13 +245,17 @@ static const struct scen scens[] = {
 static const struct {
 	const char *package;
 	const char *activity;
+	const char *second; /* another activity, for navigations */
 } app_pool[] = {
-	{"com.example.mail", "com.example.mail.MainActivity"},
-	{"com.example.shop", "com.example.shop.ui.HomeActivity"},
-	{"org.example.news", "org.example.news.MainActivity"},
-	{"com.android.settings", "com.android.settings.Settings"},
-	{"com.example.maps", "com.example.maps.MapsActivity"},
-	{"com.example.chat", "com.example.chat.ConversationActivity"},
+	{"com.example.mail", "com.example.mail.MainActivity",
+	 "com.example.mail.ComposeActivity"},
+	{"com.example.shop", "com.example.shop.ui.HomeActivity",
+	 "com.example.shop.ui.CartActivity"},
+	{"org.example.news", "org.example.news.MainActivity",
+	 "org.example.news.ArticleActivity$Reader"},
+	{"com.android.settings", "com.android.settings.Settings", NULL},
+	{"com.example.maps", "com.example.maps.MapsActivity", NULL},
+	{"com.example.chat", "com.example.chat.ConversationActivity", NULL},
 };
 
 #define LAUNCHER "com.google.android.apps.nexuslauncher"
@@ -257,7 +269,9 @@ struct gen {
 	int64_t period, tick_us, t0;
 	double slop;
 	int app[8], napp;
-	int popup[8]; /* each app's PopupWindow layer (menus) */
+	int popup[8];  /* each app's PopupWindow layer (menus) */
+	int second[8]; /* the launch scenario: each app's second activity */
+	int on_second; /* the launch scenario: fg shows its second activity */
 	int launcher, bar, shade;
 	int fg;
 	int64_t t;   /* start of the next gesture (whole microseconds) */
@@ -306,6 +320,7 @@ set_fg(struct gen *g, int64_t t, int app)
 {
 	struct world_fg f;
 
+	memset(&f, 0, sizeof(f));
 	f.t_ns = t;
 	f.app = app;
 	g->fg = app;
@@ -955,6 +970,189 @@ run_generic(struct gen *g)
 	return 0;
 }
 
+/* The launch scenario: the foreground, with its activity, from t on. */
+static int
+fg_activity(struct gen *g, int64_t t, int app, const char *activity)
+{
+	struct world_fg f;
+
+	memset(&f, 0, sizeof(f));
+	f.t_ns = t;
+	f.app = app;
+	snprintf(f.activity, sizeof(f.activity), "%s", activity);
+	g->fg = app;
+	return world_add_fg(g->w, &f) < 0 ? -ENOMEM : 0;
+}
+
+/* The index of app among the scenario's apps, or -1 (the launcher). */
+static int
+app_slot(const struct gen *g, int app)
+{
+	int i;
+
+	for (i = 0; i < g->napp; i++)
+		if (g->app[i] == app || g->second[i] == app)
+			return i;
+	return -1;
+}
+
+/* Home: a swipe from the bottom edge, then the launcher in front. */
+static int
+go_home(struct gen *g)
+{
+	int64_t down, up;
+	int rc;
+
+	rc = gesture(g, WORLD_SWIPE, V_HOME, "home", &down, &up);
+	if (rc == 0)
+		rc = animate(g, g->fg, down + 20 * MS, up - down, 1);
+	if (rc == 0)
+		rc = fg_activity(g, up + rng_range(&g->rng, 120, 250) * MS,
+				 g->launcher,
+				 LAUNCHER ".NexusLauncherActivity");
+	if (rc == 0)
+		rc = animate(g, g->launcher, up + 150 * MS, 300 * MS, 1);
+	next_start(g, up, rng_range(&g->rng, 900, 1500));
+	return rc;
+}
+
+/* A tap on a launcher icon; the icon's own animation follows. */
+static int
+icon_tap(struct gen *g, const char *note, int64_t *up)
+{
+	int64_t down;
+	int rc;
+
+	if (g->fg != g->launcher && (rc = go_home(g)) < 0)
+		return rc;
+	rc = gesture(g, WORLD_TAP, V_PLAIN, note, &down, up);
+	if (rc == 0 && render_frames(g->rd, g->launcher,
+				     *up + rng_range(&g->rng, 8, 40) * MS,
+				     (int)rng_range(&g->rng, 8, 20), 1) < 0)
+		rc = -ENOMEM;
+	return rc;
+}
+
+/* The app at slot i comes to the front at t and draws its first frames. */
+static int
+app_starts(struct gen *g, int64_t t, int i)
+{
+	int64_t f;
+	int rc;
+
+	rc = fg_activity(g, t, g->app[i], app_pool[i].activity);
+	g->on_second = 0;
+	f = t + rng_range(&g->rng, 90, 400) * MS;
+	if (rc == 0 && render_frames(g->rd, g->app[i], f,
+				     (int)rng_range(&g->rng, 5, 30), 1) < 0)
+		rc = -ENOMEM;
+	/* Content that arrives later, after a gap: out of the burst. */
+	if (rc == 0 && rng_chance(&g->rng, 0.4) &&
+	    render_frames(g->rd, g->app[i],
+			  f + rng_range(&g->rng, 900, 2000) * MS,
+			  (int)rng_range(&g->rng, 2, 10), 1) < 0)
+		rc = -ENOMEM;
+	return rc;
+}
+
+/*
+ * The launch scenario: each round one of a launch from the launcher, a
+ * navigation to the other activity of the app in front, a tap that
+ * switches nothing, a launch whose switch comes only after the next
+ * touch-down, and one whose switch comes after the launch cap.
+ */
+static int
+run_launch(struct gen *g)
+{
+	static const int weights[] = {3, 2, 2, 1, 1};
+	int64_t down, up, t;
+	int rc = 0, i, what;
+	size_t n;
+
+	for (i = 0; i < g->napp; i++) {
+		char layer[160];
+
+		snprintf(layer, sizeof(layer), "TX - %s/%s#%d",
+			 app_pool[i].package, app_pool[i].second,
+			 (int)rng_range(&g->rng, 0, 1500));
+		/* Another activity of the same process. */
+		g->second[i] = add_app(g, app_pool[i].package, layer,
+				       world_apps(g->w, &n)[g->app[i]].pid);
+		if (g->second[i] < 0)
+			return -ENOMEM;
+	}
+	rc = fg_activity(g, g->t - 500 * MS, g->app[0], app_pool[0].activity);
+	while (rc == 0 && g->t < g->end - 15 * S) {
+		what = (int)rng_pick(&g->rng, weights, 5);
+		i = app_slot(g, g->fg);
+		if (what == 1 && i < 0)
+			what = 0;
+		switch (what) {
+		case 0: /* a launcher icon that launches an app */
+			rc = icon_tap(g, "launch", &up);
+			i = (int)rng_range(&g->rng, 0, g->napp - 1);
+			if (rc == 0)
+				rc = app_starts(
+					g,
+					up + rng_range(&g->rng, 60, 150) * MS,
+					i);
+			next_start(g, up, rng_range(&g->rng, 1800, 3500));
+			break;
+		case 1: /* another activity of the app in front */
+			rc = gesture(g, WORLD_TAP, V_PLAIN, "navigate", &down,
+				     &up);
+			t = up + rng_range(&g->rng, 40, 150) * MS;
+			g->on_second = !g->on_second;
+			if (rc == 0)
+				rc = fg_activity(
+					g, t,
+					g->on_second ? g->second[i] : g->app[i],
+					g->on_second ? app_pool[i].second
+						     : app_pool[i].activity);
+			if (rc == 0 &&
+			    render_frames(
+				    g->rd,
+				    g->on_second ? g->second[i] : g->app[i],
+				    up + rng_range(&g->rng, 10, 60) * MS,
+				    (int)rng_range(&g->rng, 5, 25), 1) < 0)
+				rc = -ENOMEM;
+			next_start(g, up, rng_range(&g->rng, 1200, 2500));
+			break;
+		case 2: /* a control: a reaction, no switch */
+			rc = gesture(g, WORLD_TAP, V_PLAIN, "control", &down,
+				     &up);
+			if (rc == 0)
+				rc = react_normal(g, g->fg, up);
+			next_start(g, up, rng_range(&g->rng, 1200, 2500));
+			break;
+		case 3: /* the switch comes after the next touch-down */
+			rc = icon_tap(g, "slow-launch", &up);
+			next_start(g, up, rng_range(&g->rng, 600, 1200));
+			if (rc == 0)
+				rc = gesture(g, WORLD_TAP, V_PLAIN,
+					     "after-slow-launch", &down, &up);
+			i = (int)rng_range(&g->rng, 0, g->napp - 1);
+			if (rc == 0)
+				rc = app_starts(
+					g,
+					up + rng_range(&g->rng, 50, 300) * MS,
+					i);
+			next_start(g, up, rng_range(&g->rng, 1800, 3500));
+			break;
+		default: /* the switch comes after the launch cap */
+			rc = icon_tap(g, "late-launch", &up);
+			t = up + 10 * S + rng_range(&g->rng, 200, 900) * MS;
+			i = (int)rng_range(&g->rng, 0, g->napp - 1);
+			if (rc == 0)
+				rc = app_starts(g, t, i);
+			next_start(g, t - 1000 * MS,
+				   rng_range(&g->rng, 2200, 3500));
+			break;
+		}
+	}
+	return rc;
+}
+
 /*
  * Hand-placed frames on each boundary of the definitions, each case a tap
  * of its own far from the others.
@@ -1368,6 +1566,8 @@ scenario_build(const char *name, uint64_t seed, int duration_s,
 		rc = pre_trace(&g);
 	if (rc == 0 && sc->special == SP_EDGES)
 		rc = run_edges(&g);
+	else if (rc == 0 && sc->special == SP_LAUNCH)
+		rc = run_launch(&g);
 	else if (rc == 0)
 		rc = run_generic(&g);
 	if (rc == 0)

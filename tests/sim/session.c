@@ -131,9 +131,11 @@ write_foreground(const struct world *w, const char *path)
 		msg_warn("cannot create '%s'", path);
 		return rc;
 	}
+	/* The activity, when the scenario names one, is the fourth field. */
 	for (i = 0; i < n; i++)
-		if (fprintf(f, "%" PRId64 " %d %s\n", fg[i].t_ns,
-			    apps[fg[i].app].pid, apps[fg[i].app].package) < 0)
+		if (fprintf(f, "%" PRId64 " %d %s%s%s\n", fg[i].t_ns,
+			    apps[fg[i].app].pid, apps[fg[i].app].package,
+			    fg[i].activity[0] ? " " : "", fg[i].activity) < 0)
 			rc = -EIO;
 	if (fclose(f) != 0 && rc == 0)
 		rc = -EIO;

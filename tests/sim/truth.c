@@ -47,6 +47,9 @@ struct result {
 	int32_t frames;
 	uint32_t jank;
 	char note[24];
+	/* TRUTH_FLAG_LAUNCH or _NAVIGATION: the foreground change. */
+	int target; /* its world_fg index, or -1 */
+	int64_t launch_first_frame_ns, launch_settle_ns; /* -1: none */
 };
 
 /* A presented app frame. */
@@ -343,6 +346,73 @@ measure(struct result *r, const struct frame *f, size_t nf, int truncated)
 	}
 }
 
+/*
+ * The launch or navigation of r (truth.h), its frames from f[0..nf)
+ * (sorted by pid and present); covered says the trace covers the tap.
+ */
+static int
+launch(const struct world *w, struct result *r, int64_t next_down,
+       const struct frame *f, size_t nf, int covered)
+{
+	const struct world_app *apps;
+	const struct world_fg *fgs;
+	size_t nfg, napps, i;
+	int64_t end = r->t_up_ns + TRUTH_LAUNCH_CAP_NS, prev = -1, last = -1;
+	int b = world_fg_index_at(w, r->t_up_ns);
+	int32_t pid;
+
+	r->target = -1;
+	r->launch_first_frame_ns = -1;
+	r->launch_settle_ns = -1;
+	if (b < 0)
+		return 0;
+	if (next_down < end)
+		end = next_down;
+	fgs = world_fgs(w, &nfg);
+	apps = world_apps(w, &napps);
+	for (i = (size_t)b + 1; i < nfg; i++) {
+		const struct world_fg *x = &fgs[i], *y = &fgs[b];
+		int other =
+			strcmp(apps[x->app].package, apps[y->app].package) != 0;
+
+		if (!other && !(x->activity[0] && y->activity[0] &&
+				strcmp(x->activity, y->activity) != 0))
+			continue;
+		if (llabs(x->t_ns - end) < 1000000) {
+			msg_warnx("tap at %" PRId64 " ns: a foreground change "
+				  "at %" PRId64 " ns is too close to the end "
+				  "of its launch window",
+				  r->t_up_ns, x->t_ns);
+			return -EPROTO;
+		}
+		if (x->t_ns >= end)
+			return 0;
+		r->target = (int)i;
+		r->flags |= other ? TRUTH_FLAG_LAUNCH : TRUTH_FLAG_NAVIGATION;
+		if (!other || !covered)
+			return 0;
+		pid = apps[x->app].pid;
+		for (i = lower_bound(f, nf, pid, r->t_up_ns);
+		     i < nf && f[i].pid == pid; i++) {
+			if (f[i].start_ns < r->t_up_ns || f[i].start_ns >= end)
+				continue;
+			if (prev < 0) {
+				r->launch_first_frame_ns =
+					f[i].present_ns - r->t_up_ns;
+				last = f[i].present_ns;
+			} else if (last == prev &&
+				   f[i].present_ns - prev <= TRUTH_QUIET_NS) {
+				last = f[i].present_ns;
+			}
+			prev = f[i].present_ns;
+		}
+		if (last >= 0)
+			r->launch_settle_ns = last - r->t_up_ns;
+		return 0;
+	}
+	return 0;
+}
+
 static int
 collect_frames(const struct world *w, struct frame **out, size_t *nout,
 	       int64_t *last_present)
@@ -536,10 +606,17 @@ truth_compute(const struct world *w, struct truth **out)
 		r->window_end_ns = r->t_up_ns + TRUTH_CAP_NS;
 		if (next_down < r->window_end_ns)
 			r->window_end_ns = next_down;
+		r->target = -1;
+		r->launch_first_frame_ns = -1;
+		r->launch_settle_ns = -1;
 		if (r->kind == WORLD_SWIPE || r->kind == WORLD_MULTI) {
 			r->status = ST_NOT_MEASURED;
 			continue;
 		}
+		rc = launch(w, r, next_down, frames, nframes,
+			    r->t_up_ns >= fmt->trace_start_ns);
+		if (rc < 0)
+			goto out;
 		/* Cases the definitions leave to a tie are refused. */
 		if (llabs(next_down - (r->t_up_ns + TRUTH_CAP_NS)) < 1000000 ||
 		    llabs(r->t_up_ns - fmt->trace_start_ns) < 500000000LL ||
@@ -617,12 +694,12 @@ static int
 gesture_json(const struct result *r, const struct world *w, cJSON *arr)
 {
 	static const char *const flag_names[] = {
-		"busy_before",
-		"settle_capped",
-		"interrupted",
-		"input_dropped",
+		"busy_before",	 "settle_capped", "interrupted",
+		"input_dropped", "launch",	  "navigation",
 	};
 	const struct world_app *apps;
+	const struct world_fg *fgs;
+	size_t nfg;
 	cJSON *o, *flags;
 	size_t napps, i;
 
@@ -646,7 +723,7 @@ gesture_json(const struct result *r, const struct world *w, cJSON *arr)
 	flags = cJSON_AddArrayToObject(o, "flags");
 	if (flags == NULL)
 		return -ENOMEM;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 6; i++) {
 		if (!(r->flags & 1u << i))
 			continue;
 		/* cJSON_AddItemToArray() refuses a NULL item. */
@@ -669,6 +746,19 @@ gesture_json(const struct result *r, const struct world *w, cJSON *arr)
 				    (double)(int)(r->max_dist * 100) / 100) ==
 		    NULL ||
 	    cJSON_AddStringToObject(o, "note", r->note) == NULL)
+		return -ENOMEM;
+	fgs = world_fgs(w, &nfg);
+	if ((r->target >= 0
+		     ? cJSON_AddStringToObject(o, "target_app",
+					       apps[fgs[r->target].app].package)
+		     : cJSON_AddNullToObject(o, "target_app")) == NULL ||
+	    (r->target >= 0 && fgs[r->target].activity[0]
+		     ? cJSON_AddStringToObject(o, "target_activity",
+					       fgs[r->target].activity)
+		     : cJSON_AddNullToObject(o, "target_activity")) == NULL ||
+	    add_opt(o, "launch_first_frame_ns", r->launch_first_frame_ns) ==
+		    NULL ||
+	    add_opt(o, "launch_settle_ns", r->launch_settle_ns) == NULL)
 		return -ENOMEM;
 	/* Only sessions with window lists attribute by window. */
 	if (r->win != NULL &&

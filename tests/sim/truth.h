@@ -23,7 +23,16 @@
  *    busy_before when the app presented a frame in [t_up - 100 ms, t_up);
  *  - frames_unavailable before the trace started, truncated when the
  *    window ends after the last present in the trace; swipes and multi
- *    are not_measured.
+ *    are not_measured;
+ *  - launch and navigation (docs/DESIGN.md 1.5.1): the launch window is
+ *    [t_up, min(t_up + 10 s, next touch-down)); the first foreground
+ *    change strictly inside (t_up, that end) to another package is a
+ *    launch of it, to another activity of the same package (both named)
+ *    a navigation; a launch's launch_first_frame and launch_settle are
+ *    measured as first_frame and settle are, on the launched app's frames
+ *    (its pid) whose start is in the launch window; taps of a measured
+ *    kind only, values only when the trace covers the tap.  A change
+ *    within 1 ms of the window's end is refused as a tie.
  */
 #ifndef TAPD_SIM_TRUTH_H
 #define TAPD_SIM_TRUTH_H
@@ -37,11 +46,14 @@
 #define TRUTH_FLAG_SETTLE_CAPPED 0x2u
 #define TRUTH_FLAG_INTERRUPTED	 0x4u
 #define TRUTH_FLAG_INPUT_DROPPED 0x8u
+#define TRUTH_FLAG_LAUNCH	 0x10u
+#define TRUTH_FLAG_NAVIGATION	 0x20u
 
-#define TRUTH_QUIET_NS 300000000LL
-#define TRUTH_CAP_NS   5000000000LL
-#define TRUTH_BUSY_NS  100000000LL
-#define TRUTH_LONG_NS  400000000LL
+#define TRUTH_QUIET_NS	    300000000LL
+#define TRUTH_CAP_NS	    5000000000LL
+#define TRUTH_BUSY_NS	    100000000LL
+#define TRUTH_LONG_NS	    400000000LL
+#define TRUTH_LAUNCH_CAP_NS 10000000000LL
 
 struct truth;
 

@@ -288,6 +288,23 @@ world_fg_at(const struct world *w, int64_t t_ns)
 	return lo == 0 ? -1 : f[lo - 1].app;
 }
 
+int
+world_fg_index_at(const struct world *w, int64_t t_ns)
+{
+	const struct world_fg *f = w->fgs.data;
+	size_t lo = 0, hi = w->fgs.len;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f[mid].t_ns <= t_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == 0 ? -1 : (int)(lo - 1);
+}
+
 int64_t
 world_boottime(const struct world *w, int64_t t_ns)
 {

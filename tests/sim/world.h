@@ -73,10 +73,14 @@ struct world_gesture {
 	char note[24]; /* what the app was made to do, for the truth file */
 };
 
-/* From t_ns on, app is in the foreground. */
+/*
+ * From t_ns on, app is in the foreground, showing activity (a class name;
+ * "" when the foreground log does not name one).
+ */
 struct world_fg {
 	int64_t t_ns;
 	int app;
+	char activity[96];
 };
 
 /* An app's frame (FrameTimeline's actual surface frame). */
@@ -235,6 +239,9 @@ void world_sort_events(struct world *w);
  * when none.  The changes must have been added in time order.
  */
 int world_fg_at(const struct world *w, int64_t t_ns);
+
+/* The index of that change in world_fgs(), or -1 when none. */
+int world_fg_index_at(const struct world *w, int64_t t_ns);
 
 /* The BOOTTIME value of MONOTONIC time t_ns under the world's suspend. */
 int64_t world_boottime(const struct world *w, int64_t t_ns);

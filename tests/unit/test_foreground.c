@@ -212,7 +212,8 @@ test_malformed_lines(void **state)
 	static const char *const bad[] = {
 		"100 1",			 /* a field missing */
 		"100",				 /* two missing */
-		"100 1 com.foo extra",		 /* one too many */
+		"100 1 com.foo .Main extra",	 /* one too many */
+		"100 1 com.foo com/foo.Main",	 /* not an activity character */
 		"100 1 com.foo # comment",	 /* no comments after data */
 		"-100 1 com.foo",		 /* negative time */
 		"9223372036854775808 1 com.foo", /* time past int64 */
@@ -420,6 +421,74 @@ test_add_and_prune(void **state)
 	foreground_free(fg);
 }
 
+/* The fourth field, the lookups of switches after a time, completeness. */
+static void
+test_activity_and_changes(void **state)
+{
+	struct foreground_switch sw;
+	struct foreground_stats st;
+	struct foreground *fg;
+
+	(void)state;
+	fg = load_text(
+		"100 10 com.launcher\n"
+		"200 20 com.foo .Main\n"
+		"300 20 com.foo com.foo.Main\n" /* the same, spelled out */
+		"350 21 com.foo com.foo.Main\n" /* only the pid */
+		"400 20 com.foo com.foo.Detail$Inner\n"
+		"500 20 com.foo\n" /* activity unknown: no change */
+		"600 30 com.bar .Start\n");
+	foreground_get_stats(fg, &st);
+	assert_int_equal(st.malformed, 0);
+	assert_int_equal(st.entries, 7);
+	assert_int_equal(foreground_complete(fg), INT64_MAX);
+
+	assert_int_equal(foreground_switch_at(fg, 99, &sw), -ENOENT);
+	assert_int_equal(foreground_switch_at(fg, 250, &sw), 0);
+	assert_int_equal(sw.t_ns, 200);
+	assert_string_equal(sw.package, "com.foo");
+	assert_string_equal(sw.activity, "com.foo.Main");
+	assert_int_equal(foreground_switch_at(fg, 100, &sw), 0);
+	assert_null(sw.activity);
+
+	/* From the launcher: the first switch after is another package. */
+	assert_int_equal(foreground_find_change(fg, 100, 1000, &sw), 1);
+	assert_int_equal(sw.t_ns, 200);
+	assert_int_equal(sw.pid, 20);
+	/* The bound is open at both ends. */
+	assert_int_equal(foreground_find_change(fg, 100, 200, &sw), 0);
+	assert_int_equal(foreground_find_change(fg, 99, 1000, &sw), -ENOENT);
+	/* A respelling and a pid change are no change; a new activity is. */
+	assert_int_equal(foreground_find_change(fg, 200, 1000, &sw), 1);
+	assert_int_equal(sw.t_ns, 400);
+	assert_string_equal(sw.activity, "com.foo.Detail$Inner");
+	assert_int_equal(foreground_find_change(fg, 200, 400, &sw), 0);
+	/* An unknown activity changes nothing; another package does. */
+	assert_int_equal(foreground_find_change(fg, 400, 1000, &sw), 1);
+	assert_int_equal(sw.t_ns, 600);
+	assert_string_equal(sw.package, "com.bar");
+	assert_string_equal(sw.activity, "com.bar.Start");
+	assert_int_equal(foreground_find_change(fg, 600, INT64_MAX, &sw), 0);
+	foreground_free(fg);
+
+	/* A timeline of the live tracker is complete as far as it says. */
+	assert_int_equal(foreground_new(&fg), 0);
+	assert_int_equal(foreground_complete(fg), INT64_MIN);
+	assert_int_equal(foreground_add_activity(fg, 5, 1, "com.a", ".X"), 0);
+	assert_int_equal(foreground_add_activity(fg, 6, 1, "com.a", "a/b"),
+			 -EINVAL);
+	foreground_set_complete(fg, 50);
+	foreground_set_complete(fg, 40);
+	assert_int_equal(foreground_complete(fg), 50);
+	assert_int_equal(foreground_switch_at(fg, 5, &sw), 0);
+	assert_string_equal(sw.activity, "com.a.X");
+	foreground_free(fg);
+
+	assert_int_equal(foreground_new_static("com.s", &fg), 0);
+	assert_int_equal(foreground_complete(fg), INT64_MAX);
+	foreground_free(fg);
+}
+
 int
 main(void)
 {
@@ -432,6 +501,7 @@ main(void)
 		cmocka_unit_test(test_empty_and_comments_only),
 		cmocka_unit_test(test_goes_back),
 		cmocka_unit_test(test_add_and_prune),
+		cmocka_unit_test(test_activity_and_changes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -407,6 +407,17 @@ test_multi_process_dumpsys(void **state)
 		{FIXTURES "window-a14.txt", SHOP, 9811},
 		{FIXTURES "window-shade.txt", LAUNCHER, 2391},
 	};
+	/*
+	 * The focused activity each names, expanded: from mCurrentFocus's
+	 * window, or mFocusedApp's record when the window names none (A7's
+	 * launcher, the shade over the launcher).
+	 */
+	static const char *const act[] = {
+		LAUNCHER ".NexusLauncherActivity", SHOP ".CartActivity",
+		LAUNCHER ".NexusLauncherActivity", SHOP ".MainActivityV2",
+		LAUNCHER ".NexusLauncherActivity",
+	};
+	struct foreground_switch sw;
 	struct fx *fx = *state;
 	int all_window, calls = 0;
 	size_t i;
@@ -428,6 +439,12 @@ test_multi_process_dumpsys(void **state)
 		assert_int_equal(stats(fx).fallbacks, 0);
 		assert_int_equal(entries(fx), 1);
 		expect_at(fx, 30 * SEC, sp[i].pid, sp[i].pkg);
+		assert_int_equal(foreground_switch_at(fx->tl, 30 * SEC, &sw),
+				 0);
+		assert_non_null(sw.activity);
+		assert_string_equal(sw.activity, act[i]);
+		/* Nothing outstanding: complete to the sample. */
+		assert_int_equal(foreground_complete(fx->tl), 30 * SEC);
 		expect_health(fx, STATUS_HEALTH_UP, sp[i].pkg);
 	}
 	/* SystemUI with top UI over one app: that app, no dumpsys. */

@@ -83,10 +83,55 @@ test_real_excerpts(void **state)
 	foreground_window_free(w);
 }
 
+/* The focused activity of each spelling, and the values that have none. */
+static void
+test_focus_activity(void **state)
+{
+	static const struct {
+		const char *value, *pkg, *act;
+	} cases[] = {
+		{"Window{4ed24c1 u0 com.foo/com.foo.Main}", "com.foo",
+		 "com.foo.Main"},
+		{"ActivityRecord{5e6ac22 u0 com.foo/.Main t329}", "com.foo",
+		 ".Main"},
+		{"AppWindowToken{1 token=Token{2 ActivityRecord{3 u0 "
+		 "com.foo/.a.B$C t14}}}",
+		 "com.foo", ".a.B$C"},
+		/* The package must be the whole word before the '/'. */
+		{"Window{1 u0 xcom.foo/com.foo.Main}", "com.foo", NULL},
+		{"Window{43e887a8 u0 com.foo}", "com.foo", NULL},
+		{"Window{1 u0 Splash Screen com.foo}", "com.foo", NULL},
+		{"Window{1 u0 com.foo/}", "com.foo", NULL},
+	};
+	struct foreground_window_focus f;
+	char act[FOREGROUND_ACTIVITY_MAX + 1];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = foreground_window_focus_activity(
+			cases[i].value, cases[i].pkg, act, sizeof(act));
+
+		assert_int_equal(r, cases[i].act != NULL);
+		if (cases[i].act)
+			assert_string_equal(act, cases[i].act);
+	}
+	static const char two[] =
+		"  mCurrentFocus=Window{c838dbe u0 com.s/com.s.V2}\n"
+		"  mFocusedApp=ActivityRecord{d9b u0 com.s/.V2} t57}\n";
+
+	foreground_window_parse(two, strlen(two), &f);
+	assert_int_equal(f.n_current, 1);
+	assert_string_equal(f.current_activity[0], "com.s.V2");
+	assert_int_equal(f.n_app, 1);
+	assert_string_equal(f.app_activity[0], ".V2");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_focus_activity),
 		cmocka_unit_test(test_real_excerpts),
 	};
 

@@ -393,15 +393,26 @@ test_bad_args(void **state)
 					STORE_QUERY_METHOD_AUTO, ok, 1, &r),
 		-EINVAL);
 	store_query_filter_init(&f);
-	assert_int_equal(
-		store_query_percentiles(db, &f, (enum store_query_metric)2,
-					STORE_QUERY_METHOD_AUTO, ok, 1, &r),
-		-EINVAL);
+	assert_int_equal(store_query_percentiles(
+				 db, &f,
+				 (enum store_query_metric)STORE_QUERY_METRICS,
+				 STORE_QUERY_METHOD_AUTO, ok, 1, &r),
+			 -EINVAL);
+	assert_int_equal(store_query_histogram(
+				 db, &f,
+				 (enum store_query_metric)STORE_QUERY_METRICS,
+				 10, &h),
+			 -EINVAL);
 	assert_int_equal(
 		store_query_histogram(db, &f, STORE_QUERY_SETTLE, 0, &h),
 		-EINVAL);
 	assert_string_equal(store_query_metric_name(STORE_QUERY_SETTLE),
 			    "settle");
+	assert_string_equal(
+		store_query_metric_name(STORE_QUERY_LAUNCH_FIRST_FRAME),
+		"launch_first_frame");
+	assert_string_equal(store_query_metric_name(STORE_QUERY_LAUNCH_SETTLE),
+			    "launch_settle");
 	assert_string_equal(
 		store_query_method_name(STORE_QUERY_METHOD_HISTOGRAM),
 		"histogram");

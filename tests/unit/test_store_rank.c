@@ -556,25 +556,35 @@ test_migrate(void **state)
 	/* Back to version 2, as a file of the previous tapd would be. */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(
-		sqlite3_exec(db,
-			     "DROP VIEW tap_jank_tags;"
-			     " ALTER TABLE taps DROP COLUMN jank_tags;"
-			     " DROP TRIGGER tap_counts_add;"
-			     " DROP TRIGGER tap_counts_add_nowall;"
-			     " DROP TRIGGER tap_counts_sub;"
-			     " DROP TRIGGER tap_hist_sum_add;"
-			     " DROP TRIGGER tap_hist_sum_update;"
-			     " DROP TRIGGER tap_hist_sum_sub;"
-			     " DROP TRIGGER tap_counts_update;"
-			     " DROP TABLE tap_counts; DROP TABLE tap_hist_sum;"
-			     " DROP INDEX taps_rank_first;"
-			     " DROP INDEX taps_rank_settle;"
-			     " DROP VIEW tap_windows;"
-			     " ALTER TABLE taps DROP COLUMN window;"
-			     " ALTER TABLE taps DROP COLUMN attribution;"
-			     " DROP TABLE run_devices;"
-			     " PRAGMA user_version = 2",
-			     NULL, NULL, NULL),
+		sqlite3_exec(
+			db,
+			"DROP VIEW tap_launches;"
+			" DROP INDEX taps_launch_app_wall;"
+			" DROP INDEX taps_launch_wall;"
+			" DROP INDEX taps_rank_launch_first;"
+			" DROP INDEX taps_rank_launch_settle;"
+			" ALTER TABLE taps DROP COLUMN target_app;"
+			" ALTER TABLE taps DROP COLUMN target_activity;"
+			" ALTER TABLE taps DROP COLUMN launch_first_frame_ns;"
+			" ALTER TABLE taps DROP COLUMN launch_settle_ns;"
+			" DROP VIEW tap_jank_tags;"
+			" ALTER TABLE taps DROP COLUMN jank_tags;"
+			" DROP TRIGGER tap_counts_add;"
+			" DROP TRIGGER tap_counts_add_nowall;"
+			" DROP TRIGGER tap_counts_sub;"
+			" DROP TRIGGER tap_hist_sum_add;"
+			" DROP TRIGGER tap_hist_sum_update;"
+			" DROP TRIGGER tap_hist_sum_sub;"
+			" DROP TRIGGER tap_counts_update;"
+			" DROP TABLE tap_counts; DROP TABLE tap_hist_sum;"
+			" DROP INDEX taps_rank_first;"
+			" DROP INDEX taps_rank_settle;"
+			" DROP VIEW tap_windows;"
+			" ALTER TABLE taps DROP COLUMN window;"
+			" ALTER TABLE taps DROP COLUMN attribution;"
+			" DROP TABLE run_devices;"
+			" PRAGMA user_version = 2",
+			NULL, NULL, NULL),
 		SQLITE_OK);
 	sqlite3_close(db);
 	st = NULL;

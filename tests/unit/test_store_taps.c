@@ -18,6 +18,7 @@
 #include "fixture.h"
 #include "log.h"
 #include "store.h"
+#include "store_query.h"
 #include "store_sql.h"
 #include "store_taps.h"
 
@@ -495,6 +496,115 @@ test_last_id(void **state)
 	store_close(st);
 }
 
+/* The launch fields of a stored tap, as a reader gets them. */
+struct launch_row {
+	unsigned flags;
+	char target[64], activity[64];
+	int64_t first, settle;
+};
+
+static int
+collect_launch(void *ctx, int64_t id, const struct store_tap *tap)
+{
+	struct launch_row *r = (struct launch_row *)ctx + (id - 1);
+
+	assert_true(id >= 1 && id <= 3);
+	r->flags = tap->flags;
+	snprintf(r->target, sizeof(r->target), "%s",
+		 tap->target_app ? tap->target_app : "-");
+	snprintf(r->activity, sizeof(r->activity), "%s",
+		 tap->target_activity ? tap->target_activity : "-");
+	r->first = tap->launch_first_frame_ns;
+	r->settle = tap->launch_settle_ns;
+	return 0;
+}
+
+/*
+ * Launches and navigations (sql/008-launch.sql): the columns round-trip,
+ * launch values are stored for launches only (a caller that zeroes the
+ * struct makes no launch of 0 ns), and the launch metrics are counted and
+ * queried through the histogram as exactly as from the rows.
+ */
+static void
+test_launch_columns(void **state)
+{
+	static const double p50[] = {50};
+	struct store_query_percentiles ex, hi;
+	struct launch_row rows[3];
+	struct store_filter f;
+	struct store *st, *ro;
+	struct store_tap t;
+	char path[600];
+	int64_t id;
+
+	(void)state;
+	fixture_path(path, sizeof(path), "launch.db");
+	assert_int_equal(store_open(path, 0, &st), 0);
+	t = tap_of("com.launcher", "tap", "ok", DAY0 + 1000 * MS);
+	t.flags = STORE_FLAG_LAUNCH;
+	t.target_app = "com.shop";
+	t.target_activity = "com.shop.Home";
+	t.launch_first_frame_ns = 290 * MS + 7;
+	t.launch_settle_ns = 322 * MS + 9;
+	assert_int_equal(store_insert(st, &t, NULL, 0, &id), 0);
+	t = tap_of("com.shop", "tap", "ok", DAY0 + 2000 * MS);
+	t.flags = STORE_FLAG_NAVIGATION;
+	t.target_app = "com.shop";
+	t.target_activity = "com.shop.Cart";
+	t.launch_first_frame_ns = 5 * MS; /* not a launch: not stored */
+	t.launch_settle_ns = 6 * MS;
+	assert_int_equal(store_insert(st, &t, NULL, 0, &id), 0);
+	t = tap_of("com.shop", "tap", "ok", DAY0 + 3000 * MS);
+	t.launch_first_frame_ns = -2;
+	assert_int_equal(store_insert(st, &t, NULL, 0, &id), -EINVAL);
+	t.launch_first_frame_ns = 0; /* zeroed, no flag */
+	assert_int_equal(store_insert(st, &t, NULL, 0, &id), 0);
+	assert_int_equal(store_commit(st), 0);
+	store_close(st);
+
+	assert_int_equal(store_open(path, STORE_OPEN_READONLY, &ro), 0);
+	store_filter_init(&f);
+	memset(rows, 0, sizeof(rows));
+	assert_int_equal(store_taps_walk(ro, &f, STORE_ORDER_ID, 0,
+					 collect_launch, rows),
+			 0);
+	assert_int_equal(rows[0].flags, STORE_FLAG_LAUNCH);
+	assert_string_equal(rows[0].target, "com.shop");
+	assert_string_equal(rows[0].activity, "com.shop.Home");
+	assert_int_equal(rows[0].first, 290 * MS + 7);
+	assert_int_equal(rows[0].settle, 322 * MS + 9);
+	assert_int_equal(rows[1].flags, STORE_FLAG_NAVIGATION);
+	assert_string_equal(rows[1].activity, "com.shop.Cart");
+	assert_int_equal(rows[1].first, -1);
+	assert_int_equal(rows[1].settle, -1);
+	assert_string_equal(rows[2].target, "-");
+	assert_int_equal(rows[2].first, -1);
+
+	/* One launch: exact and histogram agree within the bucket. */
+	store_query_filter_init(&f);
+	assert_int_equal(
+		store_query_percentiles(ro, &f, STORE_QUERY_LAUNCH_FIRST_FRAME,
+					STORE_QUERY_METHOD_EXACT, p50, 1, &ex),
+		0);
+	assert_int_equal(ex.count, 1);
+	assert_int_equal(ex.value_ns[0], 290 * MS + 7);
+	assert_int_equal(store_query_percentiles(
+				 ro, &f, STORE_QUERY_LAUNCH_SETTLE,
+				 STORE_QUERY_METHOD_HISTOGRAM, p50, 1, &hi),
+			 0);
+	assert_int_equal(hi.method, STORE_QUERY_METHOD_HISTOGRAM);
+	assert_int_equal(hi.count, 1);
+	assert_true(hi.value_ns[0] - hi.error_ns[0] <= 322 * MS + 9 &&
+		    322 * MS + 9 <= hi.value_ns[0] + hi.error_ns[0]);
+	f.app = "com.shop";
+	assert_int_equal(
+		store_query_percentiles(ro, &f, STORE_QUERY_LAUNCH_FIRST_FRAME,
+					STORE_QUERY_METHOD_AUTO, p50, 1, &ex),
+		0);
+	assert_int_equal(ex.count, 0);
+	store_close(ro);
+}
+
 int
 main(void)
 {
@@ -507,6 +617,7 @@ main(void)
 		cmocka_unit_test(test_sessions_and_info),
 		cmocka_unit_test(test_read_transaction),
 		cmocka_unit_test(test_last_id),
+		cmocka_unit_test(test_launch_columns),
 	};
 
 	log_init("test_store_taps", LOG_LEVEL_WARN);

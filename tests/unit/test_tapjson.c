@@ -33,7 +33,8 @@ full_tap(struct store_tap *tap)
 	tap->pid = 4242;
 	tap->kind = "long_press";
 	tap->status = "ok";
-	tap->flags = STORE_FLAG_BUSY_BEFORE | STORE_FLAG_INPUT_DROPPED;
+	tap->flags = STORE_FLAG_BUSY_BEFORE | STORE_FLAG_INPUT_DROPPED |
+		     STORE_FLAG_LAUNCH;
 	tap->t_down_ns = INT64_C(9007199254740993) - 450000000;
 	tap->t_up_ns = INT64_C(9007199254740993);
 	tap->wall_ns = INT64_C(1796103474123456789);
@@ -47,6 +48,10 @@ full_tap(struct store_tap *tap)
 	tap->session = 3;
 	tap->window = "3f2a1b0 com.example.app/com.example.app.MainActivity";
 	tap->attribution = "window";
+	tap->target_app = "com.example.shop";
+	tap->target_activity = "com.example.shop.Home";
+	tap->launch_first_frame_ns = 412345678;
+	tap->launch_settle_ns = 905000001;
 }
 
 /* A tap with everything that can be unknown unknown. */
@@ -97,7 +102,7 @@ test_full(void **state)
 		s,
 		"{\"id\":77,\"app\":\"com.example.app\",\"pid\":4242,"
 		"\"kind\":\"long_press\",\"status\":\"ok\","
-		"\"flags\":[\"busy_before\",\"input_dropped\"],"
+		"\"flags\":[\"busy_before\",\"input_dropped\",\"launch\"],"
 		"\"t_down_ns\":\"9007198804740993\","
 		"\"t_up_ns\":\"9007199254740993\","
 		"\"wall_time\":\"2026-12-01T05:37:54.123Z\","
@@ -108,7 +113,10 @@ test_full(void **state)
 		"\"jank_perceivable\":true,"
 		"\"session\":3,"
 		"\"window\":\"3f2a1b0 com.example.app/"
-		"com.example.app.MainActivity\",\"attribution\":\"window\"}");
+		"com.example.app.MainActivity\",\"attribution\":\"window\","
+		"\"target_app\":\"com.example.shop\","
+		"\"target_activity\":\"com.example.shop.Home\","
+		"\"launch_first_frame_ms\":412.346,\"launch_settle_ms\":905}");
 	cJSON_free(s);
 	cJSON_Delete(obj);
 }
@@ -159,7 +167,12 @@ test_nulls(void **state)
 	item = cJSON_GetObjectItemCaseSensitive(obj, "attribution");
 	assert_true(cJSON_IsString(item));
 	assert_string_equal(item->valuestring, "foreground");
-	assert_int_equal(cJSON_GetArraySize(obj), 20);
+	/* Not a launch: no target, no launch values. */
+	item = cJSON_GetObjectItemCaseSensitive(obj, "target_app");
+	assert_true(cJSON_IsNull(item));
+	item = cJSON_GetObjectItemCaseSensitive(obj, "launch_first_frame_ms");
+	assert_true(cJSON_IsNull(item));
+	assert_int_equal(cJSON_GetArraySize(obj), 24);
 	cJSON_Delete(obj);
 }
 
@@ -188,13 +201,14 @@ test_names(void **state)
 
 	(void)state;
 	/* Every flag bit in bit order; an unknown bit is left out. */
-	arr = tapjson_flags_new(0xfffu);
+	arr = tapjson_flags_new(0xffffu);
 	assert_non_null(arr);
 	joined(arr, buf, sizeof(buf));
 	assert_string_equal(buf, "busy_before settle_capped interrupted "
 				 "input_dropped end_from_latency "
 				 "end_unconfirmed clock_assumed "
-				 "start_estimated present_estimated");
+				 "start_estimated present_estimated "
+				 "injected virtual_device launch navigation");
 	cJSON_Delete(arr);
 	arr = tapjson_flags_new(STORE_FLAG_SETTLE_CAPPED);
 	joined(arr, buf, sizeof(buf));
@@ -311,24 +325,28 @@ test_csv(void **state)
 	assert_string_equal(h, "id,app,pid,kind,status,flags,t_down_ns,t_up_ns,"
 			       "wall_time,x,y,first_frame_ms,settle_ms,frames,"
 			       "jank,jank_tags,jank_perceivable,session,window,"
-			       "attribution\r\n");
+			       "attribution,target_app,target_activity,"
+			       "launch_first_frame_ms,launch_settle_ms\r\n");
 	full_tap(&tap);
 	line = csv_line(77, &tap);
 	assert_string_equal(line, "77,com.example.app,4242,long_press,ok,"
-				  "busy_before|input_dropped,9007198804740993,"
+				  "busy_before|input_dropped|launch,"
+				  "9007198804740993,"
 				  "9007199254740993,2026-12-01T05:37:54.123Z,"
 				  "540.25,1200.5,41.235,250.000,17,"
 				  "app_deadline_missed|dropped,"
 				  "self_jank|buffer_stuffing,true,3,"
 				  "3f2a1b0 com.example.app/"
-				  "com.example.app.MainActivity,window\r\n");
+				  "com.example.app.MainActivity,window,"
+				  "com.example.shop,com.example.shop.Home,"
+				  "412.346,905.000\r\n");
 	assert_int_equal(count_char(line, ','), count_char(h, ','));
 	free(line);
 
 	null_tap(&tap);
 	line = csv_line(1, &tap);
 	assert_string_equal(line, "1,unknown,,tap,no_response,,1000,2000,,,,,,"
-				  "0,,,false,,,foreground\r\n");
+				  "0,,,false,,,foreground,,,,\r\n");
 	free(line);
 
 	/* A comma, a quote and a line break are quoted, quotes doubled. */
@@ -342,11 +360,13 @@ test_csv(void **state)
 	/* Unquoted window names of Android 14 QPR may hold commas. */
 	tap.window = "PopupWindow:1a2b, id=3";
 	line = csv_line(2, &tap);
-	assert_string_equal(line, "2,\"com.a,\"\"b\"\"\r\nc\",4242,long_press,"
-				  "ok,,9007198804740993,9007199254740993,"
-				  "2026-12-01T05:37:54.123Z,0.1,1200.5,0.001,"
-				  "250.000,17,,other_jank,true,3,"
-				  "\"PopupWindow:1a2b, id=3\",window\r\n");
+	assert_string_equal(line,
+			    "2,\"com.a,\"\"b\"\"\r\nc\",4242,long_press,"
+			    "ok,,9007198804740993,9007199254740993,"
+			    "2026-12-01T05:37:54.123Z,0.1,1200.5,0.001,"
+			    "250.000,17,,other_jank,true,3,"
+			    "\"PopupWindow:1a2b, id=3\",window,"
+			    "com.example.shop,com.example.shop.Home,,\r\n");
 	free(line);
 	tap.app = "quote\"only";
 	line = csv_line(3, &tap);
