@@ -13,6 +13,7 @@
 
 struct control;
 struct events;
+struct inject;
 struct status;
 struct metrics;
 
@@ -37,6 +38,11 @@ struct api_config {
 	struct control *control; /* the writer, for POST /v1/sessions; NULL =
 				    read-only */
 	struct metrics *metrics; /* /metrics; may be NULL */
+	/*
+	 * The injector of POST /v1/gestures (inject.h); NULL answers 403:
+	 * injection is off.  Given only with a token file.
+	 */
+	struct inject *inject;
 };
 
 struct api;

@@ -18,6 +18,7 @@
 #include "datadir.h"
 #include "device.h"
 #include "events.h"
+#include "inject.h"
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
@@ -85,6 +86,7 @@ struct live {
 	struct pipeline *pipe;
 	struct pipeline_config pcfg;
 	struct attrib *attrib; /* NULL: taps go to the foreground */
+	struct inject *inject; /* gestures written, virtual devices */
 	int pidfd;
 	struct retention *retention; /* NULL without --retain-days */
 	struct loop_timer *tick;     /* the heartbeat, armed while busy */
@@ -288,6 +290,39 @@ live_busy(const struct live *l, int64_t now)
 	       now - l->active_ns < ACTIVE_MS * MS;
 }
 
+/*
+ * What the injector writes to and how px become panel units: the device
+ * the input reads now, its axis ranges (device.json's first, as the
+ * attribution takes them) and the screen size of the px mapping.
+ */
+static void
+target_inject(struct live *l)
+{
+	struct gesture_axis ax, ay;
+	struct inject_geometry geo;
+	const char *path = NULL;
+	int have = 0;
+	size_t i;
+
+	memset(&geo, 0, sizeof(geo));
+	for (i = 0; i < l->n_src && !path; i++) {
+		path = source_device(l->src[i]);
+		have = path &&
+		       source_axis(l->src[i], ABS_MT_POSITION_X, &ax.min,
+				   &ax.max) == 0 &&
+		       source_axis(l->src[i], ABS_MT_POSITION_Y, &ay.min,
+				   &ay.max) == 0;
+	}
+	geo.have_axes =
+		attrib_axes(l->have_dev ? &l->dev : NULL, have ? &ax : NULL,
+			    have ? &ay : NULL, &geo.axes) == 0;
+	if (l->pcfg.gesture.have_mapping) {
+		geo.width_px = l->pcfg.gesture.width_px;
+		geo.height_px = l->pcfg.gesture.height_px;
+	}
+	inject_set_target(l->inject, path, &geo);
+}
+
 /* The heartbeat: finalize, commit, announce, tell the sources, health. */
 static int
 on_tick(void *ctx)
@@ -325,6 +360,7 @@ on_tick(void *ctx)
 		log_warnx("cannot store taps: %s", strerror(-rc));
 	for (i = 0; i < l->n_src; i++)
 		source_tick(l->src[i], l->pipe);
+	target_inject(l);
 	status_update(l->status, fill_status, &sc);
 	report_store(l);
 	if (loop_timer_at(l->tick, live_busy(l, now) ? now + TICK_MS * MS
@@ -401,6 +437,17 @@ check_options(struct live *l)
 	rc = api_check(l->o->listen, l->o->token_file);
 	if (rc < 0)
 		return rc;
+	/* Injecting touches is a privilege: never without the token. */
+	if (l->o->allow_inject && !l->o->token_file) {
+		log_error("--allow-inject needs --token-file: any app on the "
+			  "device can reach the API, loopback included");
+		return -EINVAL;
+	}
+	if ((l->o->inject_device || l->o->inject_rate) && !l->o->allow_inject) {
+		log_error("--inject-device and --inject-rate go with "
+			  "--allow-inject");
+		return -EINVAL;
+	}
 	if (l->o->device) {
 		rc = device_load(l->o->device, &l->dev);
 		if (rc < 0) {
@@ -423,7 +470,16 @@ start_api(struct live *l)
 	struct api_config cfg;
 	int rc;
 
-	rc = status_new("live", &l->status);
+	struct inject_config icfg;
+
+	memset(&icfg, 0, sizeof(icfg));
+	icfg.device = l->o->inject_device;
+	icfg.sysroot = l->o->sysroot;
+	icfg.rate = l->o->inject_rate;
+	icfg.enabled = l->o->allow_inject;
+	rc = inject_new(&icfg, &l->inject);
+	if (rc == 0)
+		rc = status_new("live", &l->status);
 	if (rc == 0)
 		rc = events_new(0, &l->events);
 	if (rc == 0)
@@ -441,6 +497,7 @@ start_api(struct live *l)
 	cfg.events = l->events;
 	cfg.control = l->control;
 	cfg.metrics = l->metrics;
+	cfg.inject = l->o->allow_inject ? l->inject : NULL;
 	return api_bring_up(&cfg, &l->api);
 }
 
@@ -523,6 +580,7 @@ start_pipeline(struct live *l)
 	l->pcfg.events = l->events;
 	l->pcfg.touch_down = on_touch_down;
 	l->pcfg.ctx = l;
+	l->pcfg.inject = l->inject;
 	rc = pipeline_new(&l->pcfg, &l->pipe);
 	if (rc == 0)
 		pipeline_set_wall_offset(l->pipe,
@@ -811,6 +869,7 @@ out:
 	for (i = l.n_src; i > 0; i--)
 		source_free(l.src[i - 1]);
 	pipeline_free(l.pipe);
+	inject_free(l.inject);
 	attrib_free(l.attrib);
 	retention_free(l.retention);
 	metrics_free(l.metrics);

@@ -28,6 +28,14 @@ struct live_options {
 	const char *dumpsys_bin;
 	const char *getprop_bin;
 	const char *trace_dir; /* where perfetto writes; NULL for Android's */
+	/*
+	 * POST /v1/gestures (inject.h): off unless set, and then only with a
+	 * token file.  inject_device replaces the touch screen as the file
+	 * written (tests); inject_rate is gestures per second, 0 for 20.
+	 */
+	int allow_inject;
+	const char *inject_device;
+	unsigned inject_rate;
 	struct pipeline_options thresholds;
 };
 

@@ -196,6 +196,14 @@ usage(FILE *out)
 		"(default 30, 0 keeps all)\n"
 		"  --trace-dir DIR        where perfetto writes (default "
 		"/data/misc/perfetto-traces)\n"
+		"  --allow-inject         accept POST /v1/gestures (needs "
+		"--token-file): tapd\n"
+		"                         writes gestures into the touch "
+		"screen itself\n"
+		"  --inject-rate N        gestures accepted per second "
+		"(default 20)\n"
+		"  --inject-device FILE   write them there instead of the "
+		"touch screen (tests)\n"
 		"  --perfetto-bin P, --dumpsys-bin D, --getprop-bin G\n"
 		"                         the Android tools to run (for tests: "
 		"fakes)\n" HELP_SYSROOT "\n"
@@ -274,7 +282,31 @@ struct cmd_option {
 };
 
 #define CMD_OPTIONS_MAX 32
-#define N_OPTIONS(a)	(sizeof(a) / sizeof(*(a)))
+
+/* An option without an argument: its dst, an int, becomes 1. */
+static int
+opt_flag(const char *arg, void *dst)
+{
+	(void)arg;
+	*(int *)dst = 1;
+	return 0;
+}
+
+static int
+opt_inject_rate(const char *arg, void *dst)
+{
+	int64_t v;
+
+	if (parse_int64(arg, 1, 1000, &v) < 0) {
+		log_error("invalid --inject-rate '%s': expected gestures per "
+			  "second, 1 to 1000",
+			  arg);
+		return -EINVAL;
+	}
+	*(unsigned *)dst = (unsigned)v;
+	return 0;
+}
+#define N_OPTIONS(a) (sizeof(a) / sizeof(*(a)))
 
 /*
  * Handles a threshold option: returns 1 when it was one, 0 when it was
@@ -341,7 +373,9 @@ parse_command(int argc, char **argv, const struct cmd_option *opts, size_t n,
 	}
 	for (i = 0; i < n; i++) {
 		longopts[k].name = opts[i].name;
-		longopts[k].has_arg = required_argument;
+		longopts[k].has_arg = opts[i].parse == opt_flag
+					      ? no_argument
+					      : required_argument;
 		longopts[k].flag = NULL;
 		longopts[k].val = OPT_OWN + (int)i;
 		k++;
@@ -519,6 +553,9 @@ cmd_run(int argc, char **argv)
 			{"dumpsys-bin", &o.dumpsys_bin, NULL, NULL},
 			{"getprop-bin", &o.getprop_bin, NULL, NULL},
 			{"trace-dir", &o.trace_dir, NULL, NULL},
+			{"allow-inject", NULL, opt_flag, &o.allow_inject},
+			{"inject-device", &o.inject_device, NULL, NULL},
+			{"inject-rate", NULL, opt_inject_rate, &o.inject_rate},
 		};
 
 		rc = parse_command(argc, argv, opts, N_OPTIONS(opts),

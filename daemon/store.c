@@ -38,11 +38,10 @@ const char *const store_status_names[STORE_STATUS_COUNT + 1] = {
 };
 
 const char *const store_flag_names[STORE_FLAG_COUNT + 1] = {
-	"busy_before",	     "settle_capped",
-	"interrupted",	     "input_dropped",
-	"end_from_latency",  "end_unconfirmed",
-	"clock_assumed",     "start_estimated",
-	"present_estimated", NULL,
+	"busy_before",	 "settle_capped",    "interrupted",
+	"input_dropped", "end_from_latency", "end_unconfirmed",
+	"clock_assumed", "start_estimated",  "present_estimated",
+	"injected",	 "virtual_device",   NULL,
 };
 
 static int

@@ -38,7 +38,14 @@
 #define STORE_FLAG_CLOCK_ASSUMED     0x40u
 #define STORE_FLAG_START_ESTIMATED   0x80u
 #define STORE_FLAG_PRESENT_ESTIMATED 0x100u
-#define STORE_FLAG_COUNT	     9
+/*
+ * Where the gesture came from (docs/DESIGN.md 1.6): tapd wrote it into the
+ * touch screen itself (POST /v1/gestures), matched when read back; or the
+ * touch screen is a uinput device of another program, an injector.
+ */
+#define STORE_FLAG_INJECTED	  0x200u
+#define STORE_FLAG_VIRTUAL_DEVICE 0x400u
+#define STORE_FLAG_COUNT	  11
 
 /*
  * The gesture kinds and the statuses of a tap.  Their names below are the
