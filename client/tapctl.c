@@ -17,6 +17,7 @@
 #include "arg.h"
 #include "cmd.h"
 #include "cmd_apps.h"
+#include "cmd_gesture.h"
 #include "cmd_health.h"
 #include "cmd_percentiles.h"
 #include "cmd_session.h"
@@ -48,6 +49,10 @@ static const struct {
 	{"tail", cmd_tail, cmd_tail_usage},
 	{"trace", cmd_trace, cmd_trace_usage},
 	{"session", cmd_session, cmd_session_usage},
+	{"tap", cmd_tap, cmd_tap_usage},
+	{"press", cmd_press, cmd_press_usage},
+	{"swipe", cmd_swipe, cmd_swipe_usage},
+	{"run", cmd_run, cmd_run_usage},
 };
 
 #define TAPCTL_NCMDS (sizeof(tapctl_cmds) / sizeof(tapctl_cmds[0]))

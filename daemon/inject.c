@@ -151,18 +151,16 @@ inject_is_virtual(const char *sysroot, const char *path)
 {
 	char link[PATH_MAX], dest[PATH_MAX];
 	const char *base = strrchr(path, '/');
-	ssize_t n;
 	int len;
 
 	base = base ? base + 1 : path;
-	len = snprintf(link, sizeof(link), "%s/sys/class/input/%s/device",
+	len = snprintf(link, sizeof(link), "%s/sys/class/input/%s",
 		       sysroot ? sysroot : "", base);
 	if (len < 0 || (size_t)len >= sizeof(link))
 		return 0;
-	n = readlink(link, dest, sizeof(dest) - 1);
-	if (n < 0)
+	/* The class entry links to the device's place in /sys/devices. */
+	if (!realpath(link, dest))
 		return 0;
-	dest[n] = '\0';
 	return strstr(dest, "/devices/virtual/") != NULL;
 }
 
@@ -655,7 +653,8 @@ inject_flags(struct inject *inj, const struct touch_point *first,
 		if (s->r.state == INJECT_WRITTEN)
 			s->r.state = INJECT_READ_BACK;
 		inj->read_back++;
-		flags |= STORE_FLAG_INJECTED;
+		/* tapd's own gesture: no other program injected it. */
+		flags = STORE_FLAG_INJECTED;
 		pthread_cond_broadcast(&inj->done);
 		break;
 	}
@@ -954,6 +953,8 @@ inject_health_json(struct inject *inj)
 	     cJSON_AddNumberToObject(o, "rate_per_s", inj->rate) &&
 	     cJSON_AddNumberToObject(o, "queued",
 				     (double)(inj->next_id - inj->qhead)) &&
+	     cJSON_AddNumberToObject(o, "fingers_down",
+				     inj->nphys + inj->phys_over) &&
 	     cJSON_AddNumberToObject(o, "submitted", (double)inj->submitted) &&
 	     cJSON_AddNumberToObject(o, "written", (double)inj->written) &&
 	     cJSON_AddNumberToObject(o, "read_back", (double)inj->read_back) &&

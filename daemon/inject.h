@@ -166,8 +166,8 @@ const char *inject_kind_name(enum inject_kind k);
 const char *inject_state_name(enum inject_state s);
 
 /*
- * Whether the evdev node path (…/eventN) is a uinput device: its sysfs
- * device under <sysroot>/sys/class/input is in /sys/devices/virtual.
+ * Whether the evdev node path (…/eventN) is a uinput device: its entry
+ * in <sysroot>/sys/class/input resolves into /sys/devices/virtual.
  */
 int inject_is_virtual(const char *sysroot, const char *path);
 

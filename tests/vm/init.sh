@@ -32,9 +32,11 @@ ifconfig lo 127.0.0.1 up
 MODE=tapd
 WATCHDOG=100
 ANDROID=0
+INJECT_REPEAT=20
 [ -f /etc/vmtest.conf ] && . /etc/vmtest.conf
 
 . /vm/lib.sh
+. /vm/inject.sh
 
 finish() {
 	say "@@EXIT $1"
@@ -144,6 +146,7 @@ if [ "$MODE" = tapd ]; then
 	vmtest --tapd-pid $tapd_pid --api-port 7878 --frames /tmp/vm/frames \
 		>/tmp/vm/records 2>/tmp/vm/vmtest.err
 	vrc=$?
+	inject_refused_off 7878
 else
 	vmtest --frames /tmp/vm/frames >/tmp/vm/records 2>/tmp/vm/vmtest.err
 	vrc=$?
@@ -223,6 +226,7 @@ if [ "$MODE" = tapd ]; then
 	tail -n 100 /tmp/tapd/tapd2.log >/dev/console 2>&1
 	say "@@END tapd2-log"
 	say "@@PHASE gestures-done $(cut -d' ' -f1 /proc/uptime)"
+	inject_phase
 	if [ "$ANDROID" = 1 ]; then
 		sh /vm/android-root.sh
 		say "@@ANDROID-EXIT $?"
