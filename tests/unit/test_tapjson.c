@@ -183,14 +183,15 @@ test_names(void **state)
 	cJSON *arr;
 
 	(void)state;
-	/* Every flag bit in bit order; an unknown bit is left out. */
+	/* Every flag bit in bit order; an unknown bit (0x800) is left out. */
 	arr = tapjson_flags_new(0xfffu);
 	assert_non_null(arr);
 	joined(arr, buf, sizeof(buf));
 	assert_string_equal(buf, "busy_before settle_capped interrupted "
 				 "input_dropped end_from_latency "
 				 "end_unconfirmed clock_assumed "
-				 "start_estimated present_estimated");
+				 "start_estimated present_estimated "
+				 "injected virtual_device");
 	cJSON_Delete(arr);
 	arr = tapjson_flags_new(STORE_FLAG_SETTLE_CAPPED);
 	joined(arr, buf, sizeof(buf));
