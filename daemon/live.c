@@ -19,6 +19,7 @@
 #include "device.h"
 #include "events.h"
 #include "inject.h"
+#include "inject_target.h"
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
@@ -290,39 +291,6 @@ live_busy(const struct live *l, int64_t now)
 	       now - l->active_ns < ACTIVE_MS * MS;
 }
 
-/*
- * What the injector writes to and how px become panel units: the device
- * the input reads now, its axis ranges (device.json's first, as the
- * attribution takes them) and the screen size of the px mapping.
- */
-static void
-target_inject(struct live *l)
-{
-	struct gesture_axis ax, ay;
-	struct inject_geometry geo;
-	const char *path = NULL;
-	int have = 0;
-	size_t i;
-
-	memset(&geo, 0, sizeof(geo));
-	for (i = 0; i < l->n_src && !path; i++) {
-		path = source_device(l->src[i]);
-		have = path &&
-		       source_axis(l->src[i], ABS_MT_POSITION_X, &ax.min,
-				   &ax.max) == 0 &&
-		       source_axis(l->src[i], ABS_MT_POSITION_Y, &ay.min,
-				   &ay.max) == 0;
-	}
-	geo.have_axes =
-		attrib_axes(l->have_dev ? &l->dev : NULL, have ? &ax : NULL,
-			    have ? &ay : NULL, &geo.axes) == 0;
-	if (l->pcfg.gesture.have_mapping) {
-		geo.width_px = l->pcfg.gesture.width_px;
-		geo.height_px = l->pcfg.gesture.height_px;
-	}
-	inject_set_target(l->inject, path, &geo);
-}
-
 /* The heartbeat: finalize, commit, announce, tell the sources, health. */
 static int
 on_tick(void *ctx)
@@ -360,7 +328,9 @@ on_tick(void *ctx)
 		log_warnx("cannot store taps: %s", strerror(-rc));
 	for (i = 0; i < l->n_src; i++)
 		source_tick(l->src[i], l->pipe);
-	target_inject(l);
+	inject_target_update(l->inject, l->src, l->n_src,
+			     l->have_dev ? &l->dev : NULL, &l->pcfg.gesture,
+			     l->attrib);
 	status_update(l->status, fill_status, &sc);
 	report_store(l);
 	if (loop_timer_at(l->tick, live_busy(l, now) ? now + TICK_MS * MS
