@@ -9,7 +9,8 @@
 # source (the taps model: frames answer the taps vmtest writes), lets
 # vmtest play its gestures on a uinput touch screen, then asks tapd's API
 # for what it stored and prints everything between "@@BEGIN name" and
-# "@@END name" lines.  Last, it stops tapd with SIGTERM and powers off.
+# "@@END name" lines.  Then the injection part (tests/vm/inject.sh).
+# Last, it stops tapd with SIGTERM and powers off.
 #
 # /etc/vmtest.conf (written by run.sh) sets MODE: "tapd" for the test,
 # "alone" to run vmtest without tapd (to check the kernel side only);

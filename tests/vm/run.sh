@@ -20,7 +20,13 @@
 #    again within a second, and its taps are stored;
 #  - the SYN_DROPPED forced by a flood while tapd was stopped is counted,
 #    flags the gesture it hit, and makes no phantom gesture;
-#  - tapd stops cleanly on SIGTERM.
+#  - tapd stops cleanly on SIGTERM;
+#  - gestures injected through the API (POST /v1/gestures, with tapctl)
+#    into the touch screen are each stored once, flagged injected, inside
+#    tapd's own write() readings, a finger down refuses them, and so do a
+#    missing token and a tapd without --allow-inject: tests/vm/inject.sh
+#    in the VM, tests/vm/inject-check.sh here; the summary line then ends
+#    with ", N injected".
 #
 # Two machines (VM_ARCH):
 #  - x86_64 (the default): Debian's amd64 kernel under qemu-system-x86_64,
