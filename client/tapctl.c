@@ -18,6 +18,7 @@
 #include "cmd.h"
 #include "cmd_apps.h"
 #include "cmd_devices.h"
+#include "cmd_gesture.h"
 #include "cmd_health.h"
 #include "cmd_percentiles.h"
 #include "cmd_session.h"
@@ -72,6 +73,17 @@ static const struct cmd_entry tapctl_cmds[] = {
 	 "The adb devices, whether a tapd answers on each (through a "
 	 "forward of a\nfree local port, removed after), its version and "
 	 "model."},
+	{"tap", cmd_tap, cmd_tap_usage,
+	 "Injects a tap at X Y (display px) through the touch screen and "
+	 "waits for\nits result (POST /v1/gestures?wait=1); --repeat N for "
+	 "a p50/p90/p99 table."},
+	{"press", cmd_press, cmd_press_usage,
+	 "Injects a long press at X Y and waits for its result."},
+	{"swipe", cmd_swipe, cmd_swipe_usage,
+	 "Injects a swipe from X1 Y1 to X2 Y2 and waits for its result."},
+	{"run", cmd_run, cmd_run_usage,
+	 "Runs a script of gestures and pauses (one JSON object a line) "
+	 "inside a\nnamed session and prints the session's summary."},
 	{"help", tapctl_help, tapctl_help_usage,
 	 "The usage of tapctl, or the --help of COMMAND."},
 	{"completion", tapctl_completion, tapctl_completion_usage,

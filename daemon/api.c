@@ -19,6 +19,7 @@
 
 #include "api_conns.h"
 #include "api_events.h"
+#include "api_gestures.h"
 #include "api_health.h"
 #include "api_metrics.h"
 #include "api_request.h"
@@ -107,6 +108,8 @@ static const struct api_route api_routes[] = {
 	{"/v1/series", api_series_get, NULL, "GET, HEAD"},
 	{"/", ui_get, NULL, "GET, HEAD"},
 	{"/ui/*", ui_get, NULL, "GET, HEAD"},
+	{"/v1/gestures", api_gestures_list, api_gestures_post,
+	 "GET, HEAD, POST"},
 };
 
 void
@@ -636,6 +639,7 @@ api_start(const struct api_config *cfg, struct api **out)
 	api->env.events = cfg->events;
 	api->env.control = cfg->control;
 	api->env.metrics = cfg->metrics;
+	api->env.inject = cfg->inject;
 	api->env.pool = api->pool;
 	api->env.started_ns = timeparse_realtime_ns();
 	api->env.stopping = &api->stopping;

@@ -13,6 +13,7 @@
 
 struct control;
 struct events;
+struct inject;
 struct status;
 struct metrics;
 
@@ -38,6 +39,11 @@ struct api_config {
 				    read-only */
 	struct metrics *metrics; /* /metrics; may be NULL */
 	int no_ui;		 /* nonzero: no dashboard at / (ui.h) */
+	/*
+	 * The injector of POST /v1/gestures (inject.h); NULL answers 403:
+	 * injection is off.  Given only with a token file.
+	 */
+	struct inject *inject;
 };
 
 struct api;

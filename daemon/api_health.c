@@ -12,6 +12,7 @@
 #include "api_request.h"
 #include "devid.h"
 #include "gesture.h"
+#include "inject.h"
 #include "metrics.h"
 #include "status.h"
 #include "store.h"
@@ -255,6 +256,15 @@ api_health_get(struct api_request *rq)
 	rc = api_health_database(rq, root);
 	if (rc < 0)
 		goto out;
+	/* The injector: null when it is off (no --allow-inject). */
+	if (api_request_inject(rq)
+		    ? !cJSON_AddItemToObject(
+			      root, "inject",
+			      inject_health_json(api_request_inject(rq)))
+		    : !cJSON_AddNullToObject(root, "inject")) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	if (rc == 0 && api_request_db_path(rq))
 		degraded = true;
 	if (degraded && !cJSON_SetValuestring(state, "degraded"))

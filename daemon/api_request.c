@@ -436,6 +436,12 @@ api_request_control(const struct api_request *rq)
 	return rq->env->control;
 }
 
+struct inject *
+api_request_inject(const struct api_request *rq)
+{
+	return rq->env->inject;
+}
+
 struct metrics *
 api_request_metrics(const struct api_request *rq)
 {

@@ -22,6 +22,7 @@
 struct api_request;
 struct control;
 struct events;
+struct inject;
 struct metrics;
 struct status;
 struct store;
@@ -117,6 +118,7 @@ struct status *api_request_status(const struct api_request *rq);
 struct events *api_request_events(const struct api_request *rq);
 struct control *api_request_control(const struct api_request *rq);
 struct metrics *api_request_metrics(const struct api_request *rq);
+struct inject *api_request_inject(const struct api_request *rq);
 
 /* Replies with a JSON body; takes ownership of body (deleted here). */
 int api_request_reply_json(struct api_request *rq, unsigned status,
@@ -243,6 +245,7 @@ struct api_request_env {
 	struct events *events;
 	struct control *control;
 	struct metrics *metrics;
+	struct inject *inject;
 	struct dbpool *pool; /* NULL: no database */
 	int64_t started_ns;
 	const int *stopping; /* read atomically */

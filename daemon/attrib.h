@@ -121,6 +121,16 @@ void attrib_get_stats(const struct attrib *a, struct attrib_stats *st);
 int attrib_axes(const struct device_info *dev, const struct gesture_axis *ax,
 		const struct gesture_axis *ay, struct hittest_axes *out);
 
+/*
+ * The viewport of display_id in the newest window list read live (the
+ * rotation injected gestures are mapped through, inject_seq.h); the marks
+ * of a foreground change hold no list and are passed over, since a new
+ * foreground seldom turns the display.  Returns 0 and fills *out, or
+ * -ENOENT without a list or a viewport.
+ */
+int attrib_viewport(const struct attrib *a, int32_t display_id,
+		    struct winlist_viewport *out);
+
 /* "window", "foreground", "none": the taps.attribution column. */
 const char *attrib_how_name(enum attrib_how how);
 

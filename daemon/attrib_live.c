@@ -199,6 +199,25 @@ attrib__live_at(const struct attrib *a, int64_t t_ns)
 	return NULL;
 }
 
+int
+attrib_viewport(const struct attrib *a, int32_t display_id,
+		struct winlist_viewport *out)
+{
+	const struct winlist_viewport *vp;
+	size_t i;
+
+	for (i = a->nring; i-- > 0;) {
+		if (!a->ring[i].wl)
+			continue;
+		vp = winlist_find_viewport(a->ring[i].wl, display_id);
+		if (!vp)
+			return -ENOENT;
+		*out = *vp;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 /* Writes the owner to processes.log unless it was written already. */
 static void
 record_owner(struct attrib *a, int64_t t_ns, int32_t pid, int64_t uid,

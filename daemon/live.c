@@ -19,6 +19,8 @@
 #include "device.h"
 #include "devid.h"
 #include "events.h"
+#include "inject.h"
+#include "inject_target.h"
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
@@ -89,6 +91,7 @@ struct live {
 	struct pipeline *pipe;
 	struct pipeline_config pcfg;
 	struct attrib *attrib; /* NULL: taps go to the foreground */
+	struct inject *inject; /* gestures written, virtual devices */
 	int pidfd;
 	struct retention *retention; /* NULL without --retain-days */
 	struct record *rec;	     /* NULL without --record */
@@ -336,6 +339,9 @@ on_tick(void *ctx)
 	if (l->rec && pipeline_pending(l->pipe) == 0 &&
 	    !pipeline_gesture_in_progress(l->pipe))
 		record_idle(l->rec);
+	inject_target_update(l->inject, l->src, l->n_src,
+			     l->have_dev ? &l->dev : NULL, &l->pcfg.gesture,
+			     l->attrib);
 	status_update(l->status, fill_status, &sc);
 	report_store(l);
 	if (loop_timer_at(l->tick, live_busy(l, now) ? now + TICK_MS * MS
@@ -412,6 +418,17 @@ check_options(struct live *l)
 	rc = api_check(l->o->listen, l->o->token_file);
 	if (rc < 0)
 		return rc;
+	/* Injecting touches is a privilege: never without the token. */
+	if (l->o->allow_inject && !l->o->token_file) {
+		log_error("--allow-inject needs --token-file: any app on the "
+			  "device can reach the API, loopback included");
+		return -EINVAL;
+	}
+	if ((l->o->inject_device || l->o->inject_rate) && !l->o->allow_inject) {
+		log_error("--inject-device and --inject-rate go with "
+			  "--allow-inject");
+		return -EINVAL;
+	}
 	if (l->o->device) {
 		rc = device_load(l->o->device, &l->dev);
 		if (rc < 0) {
@@ -450,7 +467,16 @@ start_api(struct live *l)
 	struct api_config cfg;
 	int rc;
 
-	rc = status_new("live", &l->status);
+	struct inject_config icfg;
+
+	memset(&icfg, 0, sizeof(icfg));
+	icfg.device = l->o->inject_device;
+	icfg.sysroot = l->o->sysroot;
+	icfg.rate = l->o->inject_rate;
+	icfg.enabled = l->o->allow_inject;
+	rc = inject_new(&icfg, &l->inject);
+	if (rc == 0)
+		rc = status_new("live", &l->status);
 	if (rc == 0)
 		rc = events_new(0, &l->events);
 	if (rc == 0)
@@ -472,6 +498,7 @@ start_api(struct live *l)
 	cfg.events = l->events;
 	cfg.control = l->control;
 	cfg.metrics = l->metrics;
+	cfg.inject = l->o->allow_inject ? l->inject : NULL;
 	return api_bring_up(&cfg, &l->api);
 }
 
@@ -558,6 +585,7 @@ start_pipeline(struct live *l)
 	l->pcfg.events = l->events;
 	l->pcfg.touch_down = on_touch_down;
 	l->pcfg.ctx = l;
+	l->pcfg.inject = l->inject;
 	rc = pipeline_new(&l->pcfg, &l->pipe);
 	if (rc == 0)
 		pipeline_set_wall_offset(l->pipe,
@@ -860,6 +888,7 @@ out:
 	for (i = l.n_src; i > 0; i--)
 		source_free(l.src[i - 1]);
 	pipeline_free(l.pipe);
+	inject_free(l.inject);
 	attrib_free(l.attrib);
 	retention_free(l.retention);
 	/* After the sources and the attribution, which write into it. */

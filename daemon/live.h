@@ -33,6 +33,14 @@ struct live_options {
 	/* --record DIR: a recorded session of the run (record.h), or NULL. */
 	const char *record;
 	uint64_t record_max_bytes; /* 0 for RECORD_MAX_BYTES_DEFAULT */
+	/*
+	 * POST /v1/gestures (inject.h): off unless set, and then only with a
+	 * token file.  inject_device replaces the touch screen as the file
+	 * written (tests); inject_rate is gestures per second, 0 for 20.
+	 */
+	int allow_inject;
+	const char *inject_device;
+	unsigned inject_rate;
 	struct pipeline_options thresholds;
 };
 

@@ -238,6 +238,14 @@ usage_run(FILE *out)
 		"directory)\n"
 		"  --record-max-mb N      rotate the recording to DIR.1 past N "
 		"MiB (default 64)\n"
+		"  --allow-inject         accept POST /v1/gestures (needs "
+		"--token-file): tapd\n"
+		"                         writes gestures into the touch "
+		"screen itself\n"
+		"  --inject-rate N        gestures accepted per second "
+		"(default 20)\n"
+		"  --inject-device FILE   write them there instead of the "
+		"touch screen (tests)\n"
 		"  --perfetto-bin P, --dumpsys-bin D, --getprop-bin G\n"
 		"                         the Android tools to run (for tests: "
 		"fakes)\n"
@@ -350,8 +358,23 @@ opt_switch(const char *arg, void *dst)
 	return 0;
 }
 
-#define CMD_OPTIONS_MAX 32
-#define N_OPTIONS(a)	(sizeof(a) / sizeof(*(a)))
+#define CMD_OPTIONS_MAX 48
+
+static int
+opt_inject_rate(const char *arg, void *dst)
+{
+	int64_t v;
+
+	if (parse_int64(arg, 1, 1000, &v) < 0) {
+		log_error("invalid --inject-rate '%s': expected gestures per "
+			  "second, 1 to 1000",
+			  arg);
+		return -EINVAL;
+	}
+	*(unsigned *)dst = (unsigned)v;
+	return 0;
+}
+#define N_OPTIONS(a) (sizeof(a) / sizeof(*(a)))
 
 /*
  * Handles a threshold option: returns 1 when it was one, 0 when it was
@@ -715,6 +738,9 @@ cmd_run(int argc, char **argv)
 			{"record", &o.record, NULL, NULL},
 			{"record-max-mb", NULL, opt_record_max,
 			 &o.record_max_bytes},
+			{"allow-inject", NULL, opt_switch, &o.allow_inject},
+			{"inject-device", &o.inject_device, NULL, NULL},
+			{"inject-rate", NULL, opt_inject_rate, &o.inject_rate},
 		};
 
 		rc = parse_command(argc, argv, opts, N_OPTIONS(opts),

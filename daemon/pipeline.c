@@ -12,6 +12,7 @@
 #include "device.h"
 #include "events.h"
 #include "foreground.h"
+#include "inject.h"
 #include "log.h"
 #include "metrics.h"
 #include "status.h"
@@ -26,6 +27,7 @@ struct pending {
 	char *app;
 	char *window;		 /* attrib.h: NULL for none */
 	const char *attribution; /* attrib_how_name() */
+	unsigned flags;		 /* STORE_FLAG_* of the injector */
 };
 
 /* A tap stored and not yet committed: its id and JSON, for the stream. */
@@ -50,6 +52,7 @@ struct pipeline {
 
 	int64_t session;       /* open session, 0 for none */
 	int64_t last_input_ns; /* newest input event, INT64_MIN before one */
+	struct touch_point first_down; /* of the gesture under way */
 	int have_wall;
 	int64_t wall_offset;
 	/* Paced (wall_pace > 0): wall_offset + origin + (t - origin) / pace. */
@@ -281,7 +284,7 @@ on_result(void *ctx, const struct correlate_result *res)
 	tap.attribution = q->attribution;
 	if (rc == 0) {
 		tap.status = status_name(res->status);
-		tap.flags = store_flags(q->rec.flags, res->flags);
+		tap.flags = store_flags(q->rec.flags, res->flags) | q->flags;
 		tap.first_frame_ns = res->first_frame_ns;
 		tap.settle_ns = res->settle_ns;
 		tap.frames = res->frames;
@@ -363,9 +366,12 @@ on_gesture(struct pipeline *p, const struct gesture_record *rec)
 	struct correlate_tap ct;
 	struct store_tap tap;
 	int32_t pid = 0;
+	unsigned flags;
 	uint64_t id;
 	int rc;
 
+	/* Whether tapd wrote it, from its first contact and its end. */
+	flags = inject_flags(p->cfg.inject, &p->first_down, rec->t_up_ns);
 	p->st.gestures[rec->kind]++;
 	if (rec->flags & GESTURE_FLAG_INPUT_DROPPED)
 		p->st.dropped_gestures++;
@@ -388,11 +394,13 @@ on_gesture(struct pipeline *p, const struct gesture_record *rec)
 		rc = tap_from_record(p, &tap, rec, app, pid);
 		tap.window = ar.window;
 		tap.attribution = attrib_how_name(ar.how);
+		tap.flags |= flags;
 		return rc < 0 ? rc : keep_tap(p, &tap, NULL, 0);
 	}
 	rc = queue_pending(p, rec, &ar, &id);
 	if (rc < 0)
 		return rc;
+	p->pending[p->npending - 1].flags = flags;
 	memset(&ct, 0, sizeof(ct));
 	ct.id = id;
 	ct.t_down_ns = rec->t_down_ns;
@@ -409,7 +417,10 @@ on_touch(void *ctx, const struct touch_point *pt)
 	struct pipeline *p = ctx;
 	int rc;
 
+	inject_observe(p->cfg.inject, pt);
 	if (pt->phase == TOUCH_DOWN) {
+		if (!gesture_in_progress(p->gesture))
+			p->first_down = *pt;
 		if (p->cfg.touch_down)
 			p->cfg.touch_down(p->cfg.ctx, pt->time_ns);
 		/*

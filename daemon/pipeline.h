@@ -21,6 +21,7 @@ struct attrib;
 struct control_request;
 struct events;
 struct foreground;
+struct inject;
 struct metrics;
 struct status;
 struct status_snapshot;
@@ -48,6 +49,11 @@ struct pipeline_config {
 	/* Called at every touch-down (the live foreground samples there). */
 	void (*touch_down)(void *ctx, int64_t t_ns);
 	void *ctx;
+	/*
+	 * The injector (inject.h), told of every contact and asked for the
+	 * flags of every gesture (injected, virtual_device); NULL for none.
+	 */
+	struct inject *inject;
 };
 
 /* Counters of the pipeline. */

@@ -263,6 +263,12 @@ source_axis(const struct source *src, uint16_t code, int32_t *min, int32_t *max)
 	return src->ops->axis(src->impl, code, min, max);
 }
 
+const char *
+source_device(const struct source *src)
+{
+	return src->ops->device ? src->ops->device(src->impl) : NULL;
+}
+
 int
 source_time_range(const struct source *src, int64_t *first, int64_t *last)
 {

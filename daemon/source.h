@@ -97,6 +97,8 @@ struct source_ops {
 	int64_t (*coverage)(void *impl);
 	/* Input: an axis range of the touch screen, 0 or -ENOENT. */
 	int (*axis)(void *impl, uint16_t code, int32_t *min, int32_t *max);
+	/* Live input: the path of the device read now, NULL for none. */
+	const char *(*device)(void *impl);
 	/* Replay input: the times of its first and last event. */
 	int (*time_range)(void *impl, int64_t *first, int64_t *last);
 	/*
@@ -208,6 +210,9 @@ int64_t source_watermark(const struct source *src);
 /* -ENOENT when the source knows no axes. */
 int source_axis(const struct source *src, uint16_t code, int32_t *min,
 		int32_t *max);
+
+/* NULL when the source reads no device node. */
+const char *source_device(const struct source *src);
 
 /* -ENOENT when the source knows no times. */
 int source_time_range(const struct source *src, int64_t *first, int64_t *last);

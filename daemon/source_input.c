@@ -105,6 +105,14 @@ source_evdev_axis(void *impl, uint16_t code, int32_t *min, int32_t *max)
 	return input_evdev_axis(se->ie, code, min, max);
 }
 
+static const char *
+source_evdev_device(void *impl)
+{
+	struct source_evdev *se = impl;
+
+	return input_evdev_path(se->ie);
+}
+
 static void
 source_evdev_free(void *impl)
 {
@@ -120,6 +128,7 @@ static const struct source_ops source_evdev_ops = {
 	.fd = source_evdev_fd,
 	.dispatch = source_evdev_dispatch,
 	.axis = source_evdev_axis,
+	.device = source_evdev_device,
 	.free = source_evdev_free,
 };
 

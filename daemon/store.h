@@ -39,8 +39,9 @@
 #define STORE_FLAG_START_ESTIMATED   0x80u
 #define STORE_FLAG_PRESENT_ESTIMATED 0x100u
 /*
- * 0x200 and 0x400 are the gesture injection's (injected, virtual_device):
- * named here so that the names stay indexed by bit.
+ * Where the gesture came from (docs/DESIGN.md 1.6): tapd wrote it into the
+ * touch screen itself (POST /v1/gestures), matched when read back; or the
+ * touch screen is a uinput device of another program, an injector.
  */
 #define STORE_FLAG_INJECTED	  0x200u
 #define STORE_FLAG_VIRTUAL_DEVICE 0x400u

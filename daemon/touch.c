@@ -185,8 +185,8 @@ touch_get_stats(const struct touch *t, struct touch_stats *st)
 }
 
 static void
-touch_point_set(struct touch_point *pt, enum touch_phase phase,
-		const struct touch_contact *c)
+touch_point_set(const struct touch *t, struct touch_point *pt,
+		enum touch_phase phase, const struct touch_contact *c)
 {
 	memset(pt, 0, sizeof(*pt));
 	pt->phase = phase;
@@ -194,6 +194,10 @@ touch_point_set(struct touch_point *pt, enum touch_phase phase,
 	pt->x = c->x;
 	pt->y = c->y;
 	pt->flags = c->flags;
+	pt->slot = c >= t->bc && c < t->bc + TOUCH_MAX_SLOTS
+			   ? (int32_t)(c - t->bc)
+			   : -1;
+	pt->tracking_id = c->has_tid ? c->tid : -1;
 }
 
 static void
@@ -208,7 +212,7 @@ touch_up(struct touch *t, struct touch_contact *c, int32_t x, int32_t y,
 	c->live = 0;
 	/* The arrays are sized for the worst frame; the check is a backstop. */
 	if (f->nup < TOUCH_UPS_MAX)
-		touch_point_set(&f->up[f->nup++], TOUCH_UP, c);
+		touch_point_set(t, &f->up[f->nup++], TOUCH_UP, c);
 }
 
 static void
@@ -219,7 +223,7 @@ touch_move(struct touch *t, struct touch_contact *c, int32_t x, int32_t y)
 	c->x = x;
 	c->y = y;
 	if (f->nmove < TOUCH_MOVES_MAX)
-		touch_point_set(&f->move[f->nmove++], TOUCH_MOVE, c);
+		touch_point_set(t, &f->move[f->nmove++], TOUCH_MOVE, c);
 }
 
 static void
@@ -237,7 +241,7 @@ touch_down(struct touch *t, struct touch_contact *c, int has_tid, int32_t tid,
 	c->flags = flags;
 	t->st.contacts++;
 	if (f->ndown < TOUCH_DOWNS_MAX)
-		touch_point_set(&f->down[f->ndown++], TOUCH_DOWN, c);
+		touch_point_set(t, &f->down[f->ndown++], TOUCH_DOWN, c);
 }
 
 /* Whether the frame can hold contacts at all: see BTN_TOUCH above. */

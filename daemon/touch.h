@@ -44,6 +44,12 @@ struct touch_point {
 	int32_t x, y;	  /* raw axis values (last known position) */
 	unsigned active;  /* contacts down after this change */
 	unsigned flags;	  /* TOUCH_FLAG_* */
+	/*
+	 * The protocol B slot of the contact and its tracking id, -1 for a
+	 * protocol A or single-touch contact (and an id never seen).
+	 */
+	int32_t slot;
+	int32_t tracking_id;
 };
 
 /* Counters since touch_new(). */

@@ -23,7 +23,7 @@ for t in "$@"; do
 	skip=$((skip + ${s:-0}))
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$out" | tail -n 1)
 	if [ -z "$p" ] && [ -z "$f" ]; then
-		line=$(sed -n 's/^[A-Za-z0-9_-]*:* *\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed\(, \([0-9][0-9]*\) skipped\)\{0,1\}$/\1 \2 \4/p' "$out" | tail -n 1)
+		line=$(sed -n 's/^[A-Za-z0-9_-]*:* *\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed\(, \([0-9][0-9]*\) skipped\)\{0,1\}\(, [0-9][0-9]* [a-z][a-z]*\)*$/\1 \2 \4/p' "$out" | tail -n 1)
 		if [ -n "$line" ]; then
 			p=$(echo "$line" | cut -d' ' -f1)
 			f=$(echo "$line" | cut -d' ' -f2)

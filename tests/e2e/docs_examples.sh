@@ -95,6 +95,10 @@ run_example() {
 	out="$work/ex$n"
 	case $cmd in
 	adb\ * | *\ adb\ * | *'(adb '*) skip "$where: needs a phone: $cmd"; return ;;
+	tapctl\ *\ tap\ * | 'tapctl tap '* | tapctl\ *swipe\ * | tapctl\ *press\ * | tapctl\ *\ run\ *)
+		skip "$where: injects into a phone's touch screen: $cmd"
+		return
+		;;
 	'tapctl devices'* | 'tapctl --all'* | 'tapctl --serial'*)
 		skip "$where: needs adb and a phone: $cmd"
 		return

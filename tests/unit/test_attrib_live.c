@@ -118,6 +118,7 @@ test_live(void **state)
 	const struct hittest_axes axes = {0, 1079, 0, 2339};
 	struct attrib_live_config cfg;
 	char bin[512], root[512], db[512], wlog[600], plog[600], spec[700];
+	struct winlist_viewport vp;
 	struct attrib_result res, rep;
 	struct attrib *a, *r;
 	struct attrib_stats st;
@@ -160,6 +161,8 @@ test_live(void **state)
 	assert_int_equal(attrib_live_new(&cfg, &axes, &a), 0);
 	assert_non_null(a);
 	assert_true(attrib_has_lists(a));
+	/* No list yet: no viewport for the injector either. */
+	assert_int_equal(attrib_viewport(a, ATTRIB_DISPLAY, &vp), -ENOENT);
 
 	/* The first touch-down starts a read and does not wait for it. */
 	t0 = loop_now_ns();
@@ -168,6 +171,13 @@ test_live(void **state)
 			 0);
 	assert_int_equal(res.how, ATTRIB_FOREGROUND);
 	wait_reads(&w, loop, a, 1);
+	/* The list's display 0, as the fixture prints it. */
+	assert_int_equal(attrib_viewport(a, ATTRIB_DISPLAY, &vp), 0);
+	assert_int_equal(vp.orientation, WINLIST_ROT_0);
+	assert_int_equal(vp.logical.right, 1080);
+	assert_int_equal(vp.logical.bottom, 2340);
+	assert_int_equal(vp.device_height, 2340);
+	assert_int_equal(attrib_viewport(a, 7, &vp), -ENOENT);
 	attrib_get_stats(a, &st);
 	assert_int_equal(st.reads, 1);
 	assert_int_equal(st.lists, 1);

@@ -9,7 +9,8 @@
 # source (the taps model: frames answer the taps vmtest writes), lets
 # vmtest play its gestures on a uinput touch screen, then asks tapd's API
 # for what it stored and prints everything between "@@BEGIN name" and
-# "@@END name" lines.  Last, it stops tapd with SIGTERM and powers off.
+# "@@END name" lines.  Then the injection part (tests/vm/inject.sh).
+# Last, it stops tapd with SIGTERM and powers off.
 #
 # /etc/vmtest.conf (written by run.sh) sets MODE: "tapd" for the test,
 # "alone" to run vmtest without tapd (to check the kernel side only);
@@ -32,9 +33,11 @@ ifconfig lo 127.0.0.1 up
 MODE=tapd
 WATCHDOG=100
 ANDROID=0
+INJECT_REPEAT=20
 [ -f /etc/vmtest.conf ] && . /etc/vmtest.conf
 
 . /vm/lib.sh
+. /vm/inject.sh
 
 finish() {
 	say "@@EXIT $1"
@@ -155,6 +158,7 @@ if [ "$MODE" = tapd ]; then
 	vmtest --tapd-pid $tapd_pid --api-port 7878 --frames /tmp/vm/frames \
 		>/tmp/vm/records 2>/tmp/vm/vmtest.err
 	vrc=$?
+	inject_refused_off 7878
 else
 	vmtest --frames /tmp/vm/frames >/tmp/vm/records 2>/tmp/vm/vmtest.err
 	vrc=$?
@@ -235,6 +239,7 @@ if [ "$MODE" = tapd ]; then
 	tail -n 100 /tmp/tapd/tapd2.log >/dev/console 2>&1
 	say "@@END tapd2-log"
 	say "@@PHASE gestures-done $(cut -d' ' -f1 /proc/uptime)"
+	inject_phase
 	if [ "$ANDROID" = 1 ]; then
 		sh /vm/android-root.sh
 		say "@@ANDROID-EXIT $?"

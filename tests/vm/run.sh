@@ -23,6 +23,12 @@
 #  - tapd stops cleanly on SIGTERM;
 #  - the session the first run recorded (--record) replays on the host
 #    into the same rows of taps as the live run stored (record_checks).
+#  - gestures injected through the API (POST /v1/gestures, with tapctl)
+#    into the touch screen are each stored once, flagged injected, inside
+#    tapd's own write() readings, a finger down refuses them, and so do a
+#    missing token and a tapd without --allow-inject: tests/vm/inject.sh
+#    in the VM, tests/vm/inject-check.sh here; the summary line then ends
+#    with ", N injected".
 #
 # Two machines (VM_ARCH):
 #  - x86_64 (the default): Debian's amd64 kernel under qemu-system-x86_64,
@@ -42,7 +48,7 @@
 #
 # Environment: BUILD (build), VM_ARCH (x86_64), VM_KERNEL_DIR
 # (build/vm/kernel, build/vm/kernel-arm64), VM_ACCEL (tcg; kvm where it
-# works, x86_64 only), VM_TIMEOUT (seconds: 150, 170 for arm64), VM_MODE
+# works, x86_64 only), VM_TIMEOUT (seconds: 200, 230 for arm64), VM_MODE
 # (tapd; "alone" boots vmtest without tapd, to check the kernel side only).
 # If the VM cannot be built or booted the test fails: it never skips.
 set -u
@@ -60,13 +66,15 @@ x86_64)
 	vm=$build/vm
 	kdir=${VM_KERNEL_DIR:-build/vm/kernel}
 	debarch=amd64
-	limit=${VM_TIMEOUT:-150}
-	watchdog=100
+	limit=${VM_TIMEOUT:-200}
+	watchdog=150
+	inject_repeat=20
 	qemu="qemu-system-x86_64"
 	qemu_machine=(-accel "$accel" -m 512 -smp 1)
 	console_dev=ttyS0
 	tapd=$build/tapd
 	sim=$build/tapd-sim
+	tapctl=$build/tapctl
 	;;
 arm64)
 	label="vm-arm64"
@@ -74,14 +82,16 @@ arm64)
 	kdir=${VM_KERNEL_DIR:-build/vm/kernel-arm64}
 	bbdir=${VM_BUSYBOX_DIR:-build/vm/busybox-arm64}
 	debarch=arm64
-	limit=${VM_TIMEOUT:-170}
+	limit=${VM_TIMEOUT:-230}
 	watchdog=$((limit - 10))
+	inject_repeat=5
 	qemu="qemu-system-aarch64"
 	qemu_machine=(-M virt -cpu cortex-a57 -accel "$accel" -m 512 -smp 1)
 	console_dev=ttyAMA0
 	adir=${ANDROID_DIR:-$build/android/arm64-v8a}
 	tapd=$adir/tapd
 	sim=$adir/tapd-sim
+	tapctl=$adir/tapctl
 	zip=${MAGISK_ZIP:-$build/tapd-magisk.zip}
 	;;
 esac
@@ -105,7 +115,7 @@ check() {
 }
 
 summary() {
-	echo "$label: $pass passed, $fail failed"
+	echo "$label: $pass passed, $fail failed${injected:+, $injected injected}"
 	[ "$fail" -eq 0 ]
 	exit
 }
@@ -156,12 +166,12 @@ arm64_static() {
 
 if [ "$mode" = tapd ]; then
 	if [ "$arch" = x86_64 ]; then
-		for f in "$tapd" "$sim"; do
+		for f in "$tapd" "$sim" "$tapctl"; do
 			[ -x "$f" ] || die "'$f' is missing: run make"
 		done
 		"$tapd" run --help >/dev/null 2>&1 || die "'$tapd run --help' fails"
 	else
-		for f in "$tapd" "$sim"; do
+		for f in "$tapd" "$sim" "$tapctl"; do
 			[ -f "$f" ] || die "'$f' is missing: run make android"
 			arm64_static "$f"
 		done
@@ -205,6 +215,7 @@ cp "$here/init.sh" "$root/init"
 chmod 755 "$root/init"
 mkdir -p "$root/vm"
 cp "$here/lib.sh" "$root/vm/lib.sh"
+cp "$here/inject.sh" "$root/vm/inject.sh"
 cp "$vm/vmtest" "$root/bin/vmtest"
 bins=("$busybox" "$vm/vmtest")
 # The properties the fake getprop and resetprop read until the phone part
@@ -213,10 +224,11 @@ echo ro.build.version.sdk=29 >"$root/etc/vmtest.props"
 if [ "$mode" = tapd ]; then
 	cp "$tapd" "$root/bin/tapd"
 	cp "$sim" "$root/bin/tapd-sim"
+	cp "$tapctl" "$root/bin/tapctl"
 	for t in dumpsys getprop resetprop; do
 		ln -s tapd-sim "$root/bin/$t"
 	done
-	bins+=("$tapd" "$sim")
+	bins+=("$tapd" "$sim" "$tapctl")
 fi
 android=0
 if [ "$mode" = tapd ] && [ "$arch" = arm64 ]; then
@@ -224,7 +236,8 @@ if [ "$mode" = tapd ] && [ "$arch" = arm64 ]; then
 	cp "$zip" "$root/vm/tapd-magisk.zip"
 	cp "$here/magisk-install.sh" "$here/android-root.sh" "$root/vm/"
 fi
-printf 'MODE=%s\nWATCHDOG=%s\nANDROID=%s\n' "$mode" "$watchdog" "$android" \
+printf 'MODE=%s\nWATCHDOG=%s\nANDROID=%s\nINJECT_REPEAT=%s\n' "$mode" \
+	"$watchdog" "$android" "$inject_repeat" \
 	>"$root/etc/vmtest.conf"
 echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"
@@ -522,7 +535,13 @@ record_checks() {
 }
 record_checks
 
-gesture_fail=$fail
+# The gestures injected through the API (tests/vm/inject-check.sh).
+. "$here/inject-check.sh"
+before_inject=$fail
+inject_checks
+inject_fail=$((fail - before_inject))
+
+gesture_fail=$before_inject
 
 # The phone part (arm64): the Magisk module and tapd without root, from
 # what tests/vm/android-root.sh printed ("@@A NAME VALUE" lines and
@@ -696,6 +715,11 @@ fi
 if [ "$android_fail" -ne 0 ]; then
 	echo "--- the phone part ---"
 	sed -n '/^@@PHASE magisk/,$p' "$txt" | grep -v '^ *inflating: \|^Archive: '
+fi
+if [ "$inject_fail" -ne 0 ]; then
+	echo "--- injection: tapctl's errors, tapd's log ---"
+	section inject-tapctl-err | tail -n 20
+	section inject-log | tail -n 100
 fi
 if [ "$gesture_fail" -ne 0 ]; then
 	echo "--- records ---"

@@ -30,8 +30,10 @@
  * playing on a new device, until tapd's /v1/health says the input is up.
  * --one-tap plays a single tap.  --hold only creates the touch screen,
  * prints its record and keeps it for SECONDS (or until SIGTERM), playing
- * nothing.  Exit status: 0 when the whole script ran, 1 when something
- * failed (the reason is on stderr).
+ * nothing; meanwhile SIGUSR1 puts a finger down and SIGUSR2 lifts it (a
+ * "finger" record each, the times as the reader saw them).  Exit status:
+ * 0 when the whole script ran, 1 when something failed (the reason is on
+ * stderr).
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -874,12 +876,51 @@ script_one_tap(struct vt *vt)
 }
 
 static volatile sig_atomic_t hold_stop;
+/* --hold: SIGUSR1 puts a finger down, SIGUSR2 lifts it. */
+static volatile sig_atomic_t hold_finger;
 
 static void
 hold_signal(int sig)
 {
-	(void)sig;
-	hold_stop = 1;
+	if (sig == SIGUSR1)
+		hold_finger = 1;
+	else if (sig == SIGUSR2)
+		hold_finger = 0;
+	else
+		hold_stop = 1;
+}
+
+/*
+ * A finger of the held screen goes down or lifts, as hold_finger says;
+ * what others wrote into the node meanwhile (tapd's own gestures) is read
+ * away first, so that the SYN_REPORT read back is this frame's.  Prints
+ * the finger's record when it lifts.
+ */
+static int
+hold_move_finger(struct vt *vt, int down)
+{
+	struct frame f = {.n = 0};
+	int64_t up_ns, before_ns, after_ns;
+	int rc;
+
+	if ((rc = reader_drain(vt, 0, NULL)) < 0)
+		return rc;
+	if (down) {
+		add_down(vt, &f, 0, 500, 1500);
+		rc = gesture_begin(vt, &f);
+		printf("{\"event\":\"finger\",\"phase\":\"down\","
+		       "\"t_down_ns\":\"%" PRId64 "\"}\n",
+		       vt->gesture_down_ns);
+	} else {
+		add_up(vt, &f, 0);
+		rc = frame_emit(vt, &f, &up_ns, &before_ns, &after_ns);
+		printf("{\"event\":\"finger\",\"phase\":\"up\","
+		       "\"t_down_ns\":\"%" PRId64 "\",\"t_up_ns\":\"%" PRId64
+		       "\"}\n",
+		       vt->gesture_down_ns, up_ns);
+	}
+	fflush(stdout);
+	return rc;
 }
 
 /*
@@ -897,11 +938,17 @@ script_hold(struct vt *vt, long seconds)
 	sa.sa_handler = hold_signal;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	if ((rc = device_create(vt)) < 0)
 		return rc;
 	end = now_ns() + seconds * NS_PER_S;
-	while (!hold_stop && now_ns() < end)
-		sleep_ms(50);
+	while (!hold_stop && now_ns() < end) {
+		if (hold_finger != (vt->down > 0) &&
+		    (rc = hold_move_finger(vt, hold_finger)) < 0)
+			return rc;
+		sleep_ms(20);
+	}
 	return 0;
 }
 
