@@ -46,6 +46,10 @@ inject_phase() {
 		sleep 0.05
 	done
 	port=7880
+	# A live tap is final once no switch of the foreground can make it a
+	# launch any more: 10 s after it by default, as no touch-down follows
+	# a tapctl gesture that waits for its own result.  One second keeps
+	# the 30 or so gestures here within the watchdog.
 	api=http://127.0.0.1:$port
 	TAPD_FAKE_TAPS=/tmp/vm/frames \
 		TAPD_FAKE_TAPS_LAYER="$app/$app.MainActivity#0" \
@@ -54,7 +58,7 @@ inject_phase() {
 		--dumpsys-bin /bin/dumpsys --getprop-bin /bin/getprop \
 		--sysroot $root --db $d/taps.db --listen 127.0.0.1:$port \
 		--token-file $tok --allow-inject --log-file $d/tapd.log \
-		--settle-cap-ms 300 -v >$d/tapd.out 2>&1 &
+		--settle-cap-ms 300 --launch-cap-ms 1000 -v >$d/tapd.out 2>&1 &
 	ipid=$!
 	listening $d/tapd.out
 	tc="tapctl --url $api --token-file $tok --timeout 20"
