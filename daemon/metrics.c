@@ -62,6 +62,9 @@ struct metrics_hist {
 struct metrics_app {
 	char *name; /* the label value, sanitized */
 	uint64_t taps[METRICS_NSTATUSES];
+	/* Those of taps that tapd injected; any_injected once one was. */
+	uint64_t injected[METRICS_NSTATUSES];
+	int any_injected;
 	struct metrics_hist first;
 	struct metrics_hist settle;
 	struct metrics_hist launch; /* launch_first_frame of its launches */
@@ -74,6 +77,7 @@ struct metrics {
 	size_t napps, capacity;
 	size_t nlabeled; /* apps other than "unknown" and "other" */
 	uint64_t gestures[METRICS_NKINDS];
+	uint64_t gestures_injected[METRICS_NKINDS];
 	uint64_t overflow;
 	int64_t created_wall_ns;
 	struct buckets *buckets;
@@ -314,17 +318,21 @@ metrics_free(struct metrics *m)
 
 /*
  * Counts one gesture; kind and status are indexes, latencies -1 when not
- * measured.  The one place both the live and the loading path count, so
- * that they cannot disagree.  Called with the lock held.
+ * measured, injected whether tapd wrote it (STORE_FLAG_INJECTED).  The one
+ * place both the live and the loading path count, so that they cannot
+ * disagree.  Called with the lock held.
  */
 static int
 metrics_count(struct metrics *m, const char *app, int kind, int status,
-	      int64_t first_ns, int64_t settle_ns, int64_t launch_ns)
+	      int injected, int64_t first_ns, int64_t settle_ns,
+	      int64_t launch_ns)
 {
 	struct metrics_app *a;
 	int folded, rc;
 
 	m->gestures[kind]++;
+	if (injected)
+		m->gestures_injected[kind]++;
 	if (kind >= METRICS_NMEASURED)
 		return 0;
 	if ((rc = metrics_app_get(m, app, &a, &folded)) < 0)
@@ -332,6 +340,10 @@ metrics_count(struct metrics *m, const char *app, int kind, int status,
 	if (folded)
 		m->overflow++;
 	a->taps[status]++;
+	if (injected) {
+		a->injected[status]++;
+		a->any_injected = 1;
+	}
 	if (status != 0)
 		return 0;
 	if (first_ns >= 0)
@@ -348,6 +360,13 @@ static int64_t
 metrics_launch_ns(const struct store_tap *tap)
 {
 	return tap->flags & STORE_FLAG_LAUNCH ? tap->launch_first_frame_ns : -1;
+}
+
+/* Whether tapd injected the gesture itself (store.h, DESIGN 1.6). */
+static int
+metrics_injected(const struct store_tap *tap)
+{
+	return (tap->flags & STORE_FLAG_INJECTED) != 0;
 }
 
 int
@@ -414,8 +433,9 @@ metrics_observe_tap(struct metrics *m, const struct store_tap *tap)
 	if (kind < 0 || status < 0)
 		return -EINVAL;
 	pthread_mutex_lock(&m->lock);
-	rc = metrics_count(m, tap->app, kind, status, tap->first_frame_ns,
-			   tap->settle_ns, metrics_launch_ns(tap));
+	rc = metrics_count(m, tap->app, kind, status, metrics_injected(tap),
+			   tap->first_frame_ns, tap->settle_ns,
+			   metrics_launch_ns(tap));
 	pthread_mutex_unlock(&m->lock);
 	return rc;
 }
@@ -462,8 +482,9 @@ metrics_load_tap(void *ctx, int64_t id, const struct store_tap *tap)
 	/* The schema's CHECKs keep other words out of a tapd file. */
 	if (kind < 0 || status < 0)
 		return 0;
-	return metrics_count(ctx, tap->app, kind, status, tap->first_frame_ns,
-			     tap->settle_ns, metrics_launch_ns(tap));
+	return metrics_count(ctx, tap->app, kind, status, metrics_injected(tap),
+			     tap->first_frame_ns, tap->settle_ns,
+			     metrics_launch_ns(tap));
 }
 
 int
@@ -652,12 +673,41 @@ metrics_render_taps(struct metrics_buf *b, const struct metrics *m)
 		}
 	}
 
+	/*
+	 * A subset of tapd_taps_total, so that physical taps are the
+	 * difference.  Only the apps tapd injected into get series: injection
+	 * is for the few apps under test, and the rest would be rows of 0 as
+	 * many as tapd_taps_total's.
+	 */
+	metrics_family(b, "tapd_taps_injected_total", "counter",
+		       "Taps and long presses stored that tapd injected "
+		       "itself (POST /v1/gestures), by app and status; only "
+		       "apps with one.");
+	for (i = 0; i < m->napps; i++) {
+		if (!m->apps[i]->any_injected)
+			continue;
+		for (j = 0; j < METRICS_NSTATUSES; j++) {
+			metrics_puts(b, "tapd_taps_injected_total{app=\"");
+			metrics_put_label(b, m->apps[i]->name);
+			metrics_printf(b, "\",status=\"%s\"} %" PRIu64 "\n",
+				       store_status_names[j],
+				       m->apps[i]->injected[j]);
+		}
+	}
+
 	metrics_family(b, "tapd_gestures_total", "counter",
 		       "Gestures stored, by kind.");
 	for (j = 0; j < METRICS_NKINDS; j++)
 		metrics_printf(b,
 			       "tapd_gestures_total{kind=\"%s\"} %" PRIu64 "\n",
 			       store_kind_names[j], m->gestures[j]);
+	metrics_family(b, "tapd_gestures_injected_total", "counter",
+		       "Gestures stored that tapd injected itself, by kind.");
+	for (j = 0; j < METRICS_NKINDS; j++)
+		metrics_printf(b,
+			       "tapd_gestures_injected_total{kind=\"%s\"} "
+			       "%" PRIu64 "\n",
+			       store_kind_names[j], m->gestures_injected[j]);
 
 	metrics_family(b, "tapd_app_label_overflow_total", "counter",
 		       "Taps counted under app=\"other\" because more apps "

@@ -1,7 +1,9 @@
 /*
  * Prometheus metrics (text exposition format 0.0.4) for /metrics: per-app
  * histograms of both latencies in seconds (buckets.h), counters of
- * taps by app and status and of gestures by kind, input events,
+ * taps by app and status and of gestures by kind (and of those tapd
+ * injected, STORE_FLAG_INJECTED: by app and status for the apps that had
+ * one, by kind), input events,
  * SYN_DROPPED, frames read, packets dropped, source up/down gauges, the
  * frame source's lag, build info and the device's identity.  Tap metrics are
  * fed by the ingest thread as taps are stored (or seeded from the database when

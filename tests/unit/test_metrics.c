@@ -889,6 +889,154 @@ test_load(void **state)
 }
 
 /*
+ * Injected taps: tapd_taps_injected_total by app and status, a subset of
+ * tapd_taps_total, with series only for the apps that had one, and
+ * tapd_gestures_injected_total by kind; virtual_device alone (another
+ * program's injector) is not tapd's injection.  Seeded from a database
+ * the same taps give the same exposition as observed live.
+ */
+/* Fails unless the sample key of text is want. */
+static void
+expect(const char *text, const char *key, double want)
+{
+	double got = sample(text, key);
+
+	if (!(got == want)) {
+		print_error("%s: %g, not %g\n", key, got, want);
+		fail();
+	}
+}
+
+struct inj_tap {
+	const char *app, *kind, *status;
+	unsigned flags;
+	int n;
+};
+
+static void
+test_injected(void **state)
+{
+	static const struct inj_tap taps[] = {
+		{"com.a", "tap", "ok", 0, 4},
+		{"com.a", "tap", "no_response", 0, 1},
+		{"com.b", "tap", "ok", STORE_FLAG_INJECTED, 3},
+		{"com.b", "tap", "ok", 0, 2},
+		{"com.b", "long_press", "no_response",
+		 STORE_FLAG_INJECTED | STORE_FLAG_BUSY_BEFORE, 1},
+		{"com.b", "swipe", "not_measured", STORE_FLAG_INJECTED, 2},
+		{"com.b", "swipe", "not_measured", 0, 1},
+		{"com.c", "tap", "ok", STORE_FLAG_VIRTUAL_DEVICE, 2},
+		{NULL, "tap", "ok", STORE_FLAG_INJECTED, 1},
+	};
+	struct metrics *live = NULL, *loaded = NULL, *none = NULL;
+	struct store *st = NULL;
+	struct store_tap t;
+	char path[600], *text, *a, *b;
+	size_t i;
+	int k;
+
+	(void)state;
+	assert_int_equal(
+		fixture_tmpdir(test_dir, sizeof(test_dir), "test-metrics"), 0);
+	fixture_join(path, sizeof(path), test_dir, "taps.db");
+	assert_int_equal(store_open(path, 0, &st), 0);
+	assert_int_equal(metrics_new(&live), 0);
+	assert_int_equal(metrics_new(&loaded), 0);
+	assert_int_equal(metrics_new(&none), 0);
+	for (i = 0; i < sizeof(taps) / sizeof(taps[0]); i++) {
+		for (k = 0; k < taps[i].n; k++) {
+			t = make_tap(taps[i].app, taps[i].kind, taps[i].status,
+				     -1, -1);
+			if (strcmp(t.status, "ok") == 0) {
+				t.first_frame_ns = (20 + k) * MS;
+				t.settle_ns = (90 + k) * MS;
+				t.frames = 2;
+			}
+			t.flags = taps[i].flags;
+			assert_int_equal(store_add_tap(st, &t), 0);
+			assert_int_equal(metrics_observe_tap(live, &t), 0);
+			t.flags = 0;
+			assert_int_equal(metrics_observe_tap(none, &t), 0);
+		}
+	}
+	assert_int_equal(store_commit(st), 0);
+	store_close(st);
+
+	text = render(live, NULL);
+	expect(text,
+	       "tapd_taps_injected_total{app=\"com.b\","
+	       "status=\"ok\"}",
+	       3);
+	expect(text,
+	       "tapd_taps_injected_total{app=\"com.b\","
+	       "status=\"no_response\"}",
+	       1);
+	expect(text,
+	       "tapd_taps_injected_total{app=\"com.b\","
+	       "status=\"truncated\"}",
+	       0);
+	expect(text,
+	       "tapd_taps_injected_total{app="
+	       "\"unknown\",status=\"ok\"}",
+	       1);
+	/* The injected ones are in the totals too. */
+	expect(text,
+	       "tapd_taps_total{app=\"com.b\","
+	       "status=\"ok\"}",
+	       5);
+	/* No series for the apps without one, virtual_device included. */
+	assert_null(strstr(text, "tapd_taps_injected_total{app=\"com.a\""));
+	assert_null(strstr(text, "tapd_taps_injected_total{app=\"com.c\""));
+	assert_non_null(strstr(text, "# TYPE tapd_taps_injected_total "
+				     "counter\n"));
+	assert_non_null(strstr(text, "# TYPE tapd_gestures_injected_total "
+				     "counter\n"));
+	expect(text,
+	       "tapd_gestures_injected_total{kind="
+	       "\"tap\"}",
+	       4);
+	expect(text,
+	       "tapd_gestures_injected_total{kind="
+	       "\"long_press\"}",
+	       1);
+	expect(text,
+	       "tapd_gestures_injected_total{kind="
+	       "\"swipe\"}",
+	       2);
+	expect(text,
+	       "tapd_gestures_injected_total{kind="
+	       "\"multi\"}",
+	       0);
+	expect(text, "tapd_gestures_total{kind=\"swipe\"}", 3);
+	a = without_start(text);
+	free(text);
+
+	/* Nothing injected: the families with no series of apps at all. */
+	text = render(none, NULL);
+	assert_null(strstr(text, "tapd_taps_injected_total{"));
+	expect(text,
+	       "tapd_gestures_injected_total{kind="
+	       "\"tap\"}",
+	       0);
+	free(text);
+
+	assert_int_equal(store_open(path, STORE_OPEN_READONLY, &st), 0);
+	assert_int_equal(metrics_load(loaded, st), 0);
+	store_close(st);
+	text = render(loaded, NULL);
+	b = without_start(text);
+	free(text);
+	report_first_difference(a, b);
+	assert_true(strcmp(a, b) == 0);
+	free(a);
+	free(b);
+	metrics_free(live);
+	metrics_free(loaded);
+	metrics_free(none);
+	assert_int_equal(fixture_rmtree(test_dir), 0);
+}
+
+/*
  * Loading more apps than the cap gives labels to the busiest: five apps
  * with three taps each come after 505 apps with one, by name, and still
  * get theirs, while the last ten of the single-tap apps fold into "other".
@@ -1020,6 +1168,7 @@ main(void)
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_load_cap),
+		cmocka_unit_test(test_injected),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_buckets_device),
 	};
