@@ -23,6 +23,27 @@ struct device_axis {
 	int32_t min, max;
 };
 
+/*
+ * The measuring options a recording was made with (device.json
+ * "measure", docs/formats.md 5.1), which a replay of it takes as its
+ * defaults: the gesture slop in the units positions are in, and the
+ * times in ns.  A member absent from the file is negative.
+ */
+struct device_measure {
+	double slop_px;
+	int64_t long_press_ns;
+	int64_t settle_quiet_ns;
+	int64_t settle_cap_ns;
+	int64_t busy_before_ns;
+	int64_t frame_latency_ns;
+};
+
+/* The largest time of "measure", in ms: a day. */
+#define DEVICE_MEASURE_MAX_MS 86400000
+
+/* Every member of m absent. */
+void device_measure_init(struct device_measure *m);
+
 /* Plain data, filled by device_load(). */
 struct device_info {
 	int have_screen;
@@ -40,6 +61,8 @@ struct device_info {
 	 */
 	int have_clock;
 	int64_t clock_realtime_ns, clock_monotonic_ns;
+	int have_measure;
+	struct device_measure measure;
 };
 
 /*
@@ -51,7 +74,8 @@ struct device_info {
  * key twice in any object, or a known key has a value of the wrong type
  * or out of range (sizes 1 to 100000, density 1 to 10000 dpi, refresh 1
  * to 1000 Hz, sdk 1 to 1000, axis min < max, clock values 0 to
- * DEVICE_CLOCK_MAX_NS).
+ * DEVICE_CLOCK_MAX_NS, "measure" numbers from 0: a slop up to 100000,
+ * times up to DEVICE_MEASURE_MAX_MS).
  */
 int device_load(const char *path, struct device_info *info);
 
