@@ -453,9 +453,15 @@ open_sources(struct replay *r)
 			have_axes = 1;
 	memset(&r->pcfg, 0, sizeof(r->pcfg));
 	r->thresholds = r->opts->thresholds;
-	if (r->have_dev && r->dev.have_measure)
+	if (r->have_dev && r->dev.have_measure) {
+		char text[512];
+
 		r->measure_taken = pipeline_measure_apply(
 			&r->dev.measure, &r->thresholds, &r->measure_kept);
+		pipeline_measure_describe(r->measure_taken, &r->thresholds,
+					  text, sizeof(text));
+		log_info("thresholds of '%s': %s", r->device_path, text);
+	}
 	pipeline_configure(&r->pcfg, &r->thresholds,
 			   r->have_dev ? &r->dev : NULL, have_axes ? &ax : NULL,
 			   have_axes ? &ay : NULL);
