@@ -65,7 +65,7 @@ struct record {
 	struct frames_ftl_writer *ftlw;
 	struct pb_writer ftl_out;
 	int64_t ftl_cov;
-	int ftl_warned;
+	int range_warned, pending_warned;
 	struct frames_ftl_frame *carry;
 	unsigned carry_next, carry_len;
 	struct record_stats st;
@@ -329,8 +329,8 @@ ftl_encode(struct record *r, const struct frames_ftl_frame *f)
 
 	if (rc == -ENOMEM) {
 		fail(r, FRAMES_FILE, ENOMEM);
-	} else if (rc < 0 && !r->ftl_warned) {
-		r->ftl_warned = 1;
+	} else if (rc < 0 && !r->range_warned) {
+		r->range_warned = 1;
 		log_warnx("a frame of layer '%s' has a time out of range: "
 			  "not recorded",
 			  f->layer);
@@ -567,11 +567,11 @@ record_ftl_frame(struct record *r, const struct frames_ftl_frame *f)
 	if (r->carry_len < CARRY_MAX)
 		r->carry_len++;
 	if (!r->frames && r->ftl_out.len >= RECORD_FTL_PENDING_MAX) {
-		if (!r->ftl_warned)
+		if (!r->pending_warned)
 			log_warnx("%u bytes of frames wait for the start of "
 				  "their coverage: later ones are not recorded",
 				  RECORD_FTL_PENDING_MAX);
-		r->ftl_warned = 1;
+		r->pending_warned = 1;
 		return;
 	}
 	if (ftl_encode(r, f) < 0)
