@@ -119,6 +119,49 @@ for d in "$rec.1" "$rec"; do
 		grep -q '"settle_quiet_ms": 300, ' "$d/device.json"
 done
 
+# snapshot_mono FILE: the MONOTONIC value of the ClockSnapshot that is
+# the trace's first packet, or "none".
+snapshot_mono() {
+	python3 - "$1" <<'PY'
+import sys
+
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]; i += 1
+        v |= (c & 0x7f) << s; s += 7
+        if c < 0x80:
+            return v, i
+
+def fields(b):
+    i = 0
+    while i < len(b):
+        k, i = varint(b, i)
+        if k & 7 == 0:
+            v, i = varint(b, i)
+            yield k >> 3, v
+        elif k & 7 == 2:
+            n, i = varint(b, i)
+            yield k >> 3, b[i:i + n]
+            i += n
+        else:
+            raise SystemExit("none")
+
+data = open(sys.argv[1], "rb").read()
+num, pkt = next(fields(data))
+snap = dict(fields(pkt)).get(6) if num == 1 else None
+mono = [dict(fields(c)).get(2) for n, c in fields(snap or b"") if n == 1
+        and dict(fields(c)).get(1) == 3]
+print(mono[0] if mono else "none")
+PY
+}
+for d in "$rec.1" "$rec"; do
+	holds "$(basename "$d"): frames.pftrace begins with a ClockSnapshot" \
+		test "$(snapshot_mono "$d/frames.pftrace")" -gt 0
+done
+check "the rotated-to part's snapshot is where it was begun (device.json's anchor)" \
+	"$(jq -r .clock.monotonic_ns "$rec/device.json")" "$(snapshot_mono "$rec/frames.pftrace")"
+
 cols="run, session, app, pid, kind, status, flags, t_down_ns, t_up_ns, x, y,
 	first_frame_ns, settle_ns, frames, jank, jank_tags, window, attribution"
 q() {
