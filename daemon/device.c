@@ -160,6 +160,94 @@ get_i64(const cJSON *obj, const char *key, const char *name, int64_t *out)
 	return -EINVAL;
 }
 
+void
+device_measure_init(struct device_measure *m)
+{
+	m->slop_px = -1;
+	m->long_press_ns = -1;
+	m->settle_quiet_ns = -1;
+	m->settle_cap_ns = -1;
+	m->busy_before_ns = -1;
+	m->frame_latency_ns = -1;
+	m->launch_cap_ns = -1;
+}
+
+/*
+ * A number of "measure" within [0, hi], into *out (*out as it is when the
+ * member is missing).
+ */
+static int
+get_measure(const cJSON *obj, const char *key, const char *name, double hi,
+	    double *out)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (!item)
+		return 0;
+	if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) ||
+	    item->valuedouble < 0 || item->valuedouble > hi) {
+		log_warnx("cannot read '%s': \"measure.%s\" is not a number "
+			  "from 0 to %.0f",
+			  name, key, hi);
+		return -EINVAL;
+	}
+	*out = item->valuedouble;
+	return 0;
+}
+
+/* The times of "measure", in ms in the file, in ns in m. */
+static int
+get_measure_ms(const cJSON *obj, const char *key, const char *name,
+	       int64_t *out_ns)
+{
+	double ms = -1;
+	int rc;
+
+	rc = get_measure(obj, key, name, DEVICE_MEASURE_MAX_MS, &ms);
+	if (rc == 0 && ms >= 0)
+		*out_ns = llround(ms * 1e6);
+	return rc;
+}
+
+static int
+get_measures(const cJSON *root, const char *name, struct device_info *info)
+{
+	const cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, "measure");
+	struct device_measure *m = &info->measure;
+	int rc;
+
+	device_measure_init(m);
+	if (!obj)
+		return 0;
+	if (!cJSON_IsObject(obj)) {
+		log_warnx("cannot read '%s': \"measure\" is not an object",
+			  name);
+		return -EINVAL;
+	}
+	rc = get_measure(obj, "slop_px", name, 100000, &m->slop_px);
+	if (rc == 0)
+		rc = get_measure_ms(obj, "long_press_ms", name,
+				    &m->long_press_ns);
+	if (rc == 0)
+		rc = get_measure_ms(obj, "settle_quiet_ms", name,
+				    &m->settle_quiet_ns);
+	if (rc == 0)
+		rc = get_measure_ms(obj, "settle_cap_ms", name,
+				    &m->settle_cap_ns);
+	if (rc == 0)
+		rc = get_measure_ms(obj, "busy_before_ms", name,
+				    &m->busy_before_ns);
+	if (rc == 0)
+		rc = get_measure_ms(obj, "frame_latency_ms", name,
+				    &m->frame_latency_ns);
+	if (rc == 0)
+		rc = get_measure_ms(obj, "launch_cap_ms", name,
+				    &m->launch_cap_ns);
+	if (rc == 0)
+		info->have_measure = 1;
+	return rc;
+}
+
 /* Compares two keys through pointers to them, for qsort. */
 static int
 key_cmp(const void *a, const void *b)
@@ -283,6 +371,7 @@ device_parse(const char *json, size_t len, const char *name,
 	int rc = 0;
 
 	memset(info, 0, sizeof(*info));
+	device_measure_init(&info->measure);
 	rc = parse_whole(json, len, name, &root);
 	if (rc < 0)
 		goto out;
@@ -380,10 +469,13 @@ device_parse(const char *json, size_t len, const char *name,
 		}
 		info->have_clock = 1;
 	}
+	rc = get_measures(root, name, info);
 out:
 	cJSON_Delete(root);
-	if (rc < 0)
+	if (rc < 0) {
 		memset(info, 0, sizeof(*info));
+		device_measure_init(&info->measure);
+	}
 	return rc;
 }
 

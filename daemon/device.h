@@ -28,6 +28,28 @@ struct device_axis {
 	int32_t min, max;
 };
 
+/*
+ * The measuring options a recording was made with (device.json
+ * "measure", docs/formats.md 5.1), which a replay of it takes as its
+ * defaults: the gesture slop in the units positions are in, and the
+ * times in ns.  A member absent from the file is negative.
+ */
+struct device_measure {
+	double slop_px;
+	int64_t long_press_ns;
+	int64_t settle_quiet_ns;
+	int64_t settle_cap_ns;
+	int64_t busy_before_ns;
+	int64_t frame_latency_ns;
+	int64_t launch_cap_ns; /* 0: launch detection was off */
+};
+
+/* The largest time of "measure", in ms: a day. */
+#define DEVICE_MEASURE_MAX_MS 86400000
+
+/* Every member of m absent. */
+void device_measure_init(struct device_measure *m);
+
 /* Plain data, filled by device_load(). */
 struct device_info {
 	int have_screen;
@@ -54,6 +76,8 @@ struct device_info {
 	char manufacturer[DEVICE_TEXT_MAX + 1];
 	char model[DEVICE_TEXT_MAX + 1];
 	char fingerprint[DEVICE_FINGERPRINT_MAX + 1];
+	int have_measure;
+	struct device_measure measure;
 };
 
 /*
@@ -67,7 +91,8 @@ struct device_info {
  * to 1000 Hz, sdk 1 to 1000, axis min < max, clock values 0 to
  * DEVICE_CLOCK_MAX_NS, the identity's texts 1 to DEVICE_TEXT_MAX bytes
  * (the fingerprint DEVICE_FINGERPRINT_MAX) of UTF-8 without control
- * characters).
+ * characters, "measure" numbers from 0: a slop up to 100000, times up to
+ * DEVICE_MEASURE_MAX_MS).
  */
 int device_load(const char *path, struct device_info *info);
 

@@ -432,9 +432,6 @@ frames_live_new(const struct frames_live_config *cfg, struct frames_live **out)
 		if (rc < 0)
 			goto out;
 		clean_stale(fl);
-		if (fl->cfg.record)
-			log_warnx("--record: FrameTimeline frames are not "
-				  "recorded; the recording holds no frames");
 		set_health(fl, STATUS_HEALTH_DEGRADED, "starting perfetto");
 		log_info("frames: perfetto FrameTimeline (sdk %d)", fl->st.sdk);
 		break;

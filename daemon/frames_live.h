@@ -188,8 +188,9 @@ struct frames_live_config {
 	uint32_t down_after;	    /* failures before down, default 3 */
 	struct status *status;	    /* health goes there; may be NULL */
 	/*
-	 * tapd run --record (record.h): latency's outputs are copied there;
-	 * FrameTimeline is not recorded.  NULL: nowhere.
+	 * tapd run --record (record.h): latency's outputs are copied there,
+	 * and FrameTimeline's frames, once each, with the start of their
+	 * coverage.  NULL: nowhere.
 	 */
 	struct record *record;
 };

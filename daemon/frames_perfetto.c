@@ -19,6 +19,7 @@
 #include "frames_seen.h"
 #include "log.h"
 #include "loop.h"
+#include "record.h"
 #include "tracecfg.h"
 
 #define MS_NS INT64_C(1000000)
@@ -285,6 +286,7 @@ emit_ftl(struct frames_perfetto *fl, struct session *s, frames_live_cb cb,
 			continue;
 		}
 		frames_seen_add(fl->seen, key);
+		record_ftl_frame(fl->cfg.record, &f);
 		frames_ftl_frame_to_correlate(&f, &cf);
 		fl->st->frames++;
 		rc = cb(ctx, &cf);
@@ -368,8 +370,10 @@ session_join(struct frames_perfetto *fl, struct session *s, int continuous)
 	int64_t from = fl->wm, to = s->coverage;
 
 	s->joined = 1;
-	if (fl->coverage == INT64_MIN && !fl->ever_joined)
+	if (fl->coverage == INT64_MIN && !fl->ever_joined) {
 		fl->coverage = s->coverage;
+		record_ftl_coverage(fl->cfg.record, fl->coverage);
+	}
 	if (fl->ever_joined && !continuous) {
 		fl->st->gaps++;
 		if (from != INT64_MIN && to > from) {

@@ -25,6 +25,7 @@
 #include "loop.h"
 #include "metrics.h"
 #include "pidfile.h"
+#include "pipeline_measure.h"
 #include "record.h"
 #include "retention.h"
 #include "source.h"
@@ -559,6 +560,7 @@ start_attrib(struct live *l, const struct gesture_axis *ax,
 static int
 start_pipeline(struct live *l)
 {
+	struct device_measure measure;
 	struct gesture_axis ax, ay;
 	int have_axes = 0;
 	size_t i;
@@ -575,6 +577,9 @@ start_pipeline(struct live *l)
 			   have_axes ? &ay : NULL);
 	if (have_axes)
 		record_set_axes(l->rec, ax.min, ax.max, ay.min, ay.max);
+	/* The thresholds in effect, for a replay of the recording. */
+	pipeline_measure_of(&l->pcfg, &measure);
+	record_set_measure(l->rec, &measure);
 	l->pcfg.store = l->store;
 	for (i = 0; i < l->n_src && !l->pcfg.fg; i++)
 		l->pcfg.fg = source_timeline(l->src[i]);

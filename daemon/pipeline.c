@@ -447,6 +447,8 @@ pipeline_options_init(struct pipeline_options *o)
 	o->slop_px = -1;
 	o->slop_dp = -1;
 	o->launch_cap_ns = -1;
+	o->busy_before_ns = -1;
+	o->frame_latency_ns = -1;
 }
 
 void
@@ -468,6 +470,10 @@ pipeline_configure(struct pipeline_config *cfg,
 		cfg->correlate.settle_cap_ns = o->settle_cap_ns;
 	if (o->launch_cap_ns >= 0)
 		cfg->correlate.launch_cap_ns = o->launch_cap_ns;
+	if (o->busy_before_ns >= 0)
+		cfg->correlate.busy_before_ns = o->busy_before_ns;
+	if (o->frame_latency_ns >= 0)
+		cfg->correlate.frame_latency_ns = o->frame_latency_ns;
 	if (dev && dev->have_screen && dev->have_touch) {
 		g->have_mapping = 1;
 		g->x.min = dev->x.min;

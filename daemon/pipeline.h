@@ -35,6 +35,12 @@ struct pipeline_options {
 	int64_t settle_quiet_ns; /* <= 0 for the default */
 	int64_t settle_cap_ns;	 /* <= 0 for the default */
 	int64_t launch_cap_ns;	 /* < 0 for the default; 0 turns it off */
+	/*
+	 * No command-line option sets these two: a replay takes them from
+	 * the recording (pipeline_measure.h).  < 0 for the default.
+	 */
+	int64_t busy_before_ns;
+	int64_t frame_latency_ns;
 };
 
 struct pipeline_config {

@@ -10,14 +10,21 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "frames_ftl.h"
+#include "frames_ftl_write.h"
 #include "input_getevent_field.h"
 #include "log.h"
+#include "pb_write.h"
 #include "touch.h"
 
 #define INPUT_FILE	"input.getevent"
 #define FOREGROUND_FILE "foreground.log"
 #define DEVICE_FILE	"device.json"
 #define LATENCY_DIR	"latency"
+#define FRAMES_FILE	"frames.pftrace"
+
+/* Frames remembered for the start of a new directory (RECORD_CARRY_NS). */
+#define CARRY_MAX 256
 
 static const char *const log_names[RECORD_LOGS] = {
 	[RECORD_WINDOWS] = "windows.log",
@@ -47,6 +54,20 @@ struct record {
 	int64_t last_capture;
 	unsigned last_n;
 	uint64_t bytes; /* written by this module to the current directory */
+	int have_measure;
+	struct device_measure measure;
+	/*
+	 * FrameTimeline: the trace of this directory (NULL until the
+	 * coverage is known), its encoder, what is encoded and not yet
+	 * written (held while ftl_cov is INT64_MIN), and the last frames.
+	 */
+	FILE *frames;
+	struct frames_ftl_writer *ftlw;
+	struct pb_writer ftl_out;
+	int64_t ftl_cov;
+	int range_warned, pending_warned;
+	struct frames_ftl_frame *carry;
+	unsigned carry_next, carry_len;
 	struct record_stats st;
 };
 
@@ -100,6 +121,44 @@ read_anchor(struct record *r)
 	r->anchor_rt = rt.tv_sec * INT64_C(1000000000) + rt.tv_nsec;
 }
 
+/* A time of "measure": whole ms as an integer, else to the ns. */
+static void
+write_ms(FILE *fp, int *n, const char *key, int64_t ns)
+{
+	const char *sep = (*n)++ ? ", " : "";
+
+	if (ns % 1000000 == 0)
+		fprintf(fp, "%s\"%s\": %" PRId64, sep, key, ns / 1000000);
+	else
+		fprintf(fp, "%s\"%s\": %" PRId64 ".%06" PRId64, sep, key,
+			ns / 1000000, ns % 1000000);
+}
+
+static void
+write_measure(FILE *fp, const struct device_measure *m, const char *sep)
+{
+	int n = 0;
+
+	fprintf(fp, "%s\"measure\": {", sep);
+	/* 17 digits: the double reads back as the same one. */
+	if (m->slop_px >= 0)
+		fprintf(fp, "%s\"slop_px\": %.17g", n++ ? ", " : "",
+			m->slop_px);
+	if (m->long_press_ns >= 0)
+		write_ms(fp, &n, "long_press_ms", m->long_press_ns);
+	if (m->settle_quiet_ns >= 0)
+		write_ms(fp, &n, "settle_quiet_ms", m->settle_quiet_ns);
+	if (m->settle_cap_ns >= 0)
+		write_ms(fp, &n, "settle_cap_ms", m->settle_cap_ns);
+	if (m->busy_before_ns >= 0)
+		write_ms(fp, &n, "busy_before_ms", m->busy_before_ns);
+	if (m->frame_latency_ns >= 0)
+		write_ms(fp, &n, "frame_latency_ms", m->frame_latency_ns);
+	if (m->launch_cap_ns >= 0)
+		write_ms(fp, &n, "launch_cap_ms", m->launch_cap_ns);
+	fputc('}', fp);
+}
+
 /* device.json, whole, through a temporary file and a rename. */
 static void
 write_device(struct record *r)
@@ -146,6 +205,8 @@ write_device(struct record *r)
 			", \"max\": %" PRId32 "}}",
 			sep++ ? ", " : "", r->x.min, r->x.max, r->y.min,
 			r->y.max);
+	if (r->have_measure)
+		write_measure(fp, &r->measure, sep++ ? ", " : "");
 	fprintf(fp,
 		"%s\"clock\": {\"realtime_ns\": \"%" PRId64
 		"\", \"monotonic_ns\": \"%" PRId64 "\"}}\n",
@@ -236,11 +297,87 @@ close_files(struct record *r)
 		fclose(r->input);
 	if (r->fg)
 		fclose(r->fg);
+	if (r->frames)
+		fclose(r->frames);
 	for (i = 0; i < RECORD_LOGS; i++)
 		if (r->logs[i])
 			fclose(r->logs[i]);
-	r->input = r->fg = NULL;
+	r->input = r->fg = r->frames = NULL;
 	memset(r->logs, 0, sizeof(r->logs));
+}
+
+/* Writes what is encoded into frames.pftrace, once it is begun. */
+static void
+ftl_flush(struct record *r)
+{
+	struct pb_writer *o = &r->ftl_out;
+
+	if (r->st.failed || !r->frames || o->len == 0)
+		return;
+	if (fwrite(o->p, 1, o->len, r->frames) != o->len ||
+	    fflush(r->frames) != 0) {
+		fail(r, FRAMES_FILE, errno ? errno : EIO);
+		return;
+	}
+	r->bytes += o->len;
+	pb_write_reset(o);
+}
+
+/* Encodes f after what is pending; 0 or a negative errno (said). */
+static int
+ftl_encode(struct record *r, const struct frames_ftl_frame *f)
+{
+	int rc = frames_ftl_write_frame(r->ftlw, &r->ftl_out, f);
+
+	if (rc == -ENOMEM) {
+		fail(r, FRAMES_FILE, ENOMEM);
+	} else if (rc < 0 && !r->range_warned) {
+		r->range_warned = 1;
+		log_warnx("a frame of layer '%s' has a time out of range: "
+			  "not recorded",
+			  f->layer);
+	}
+	return rc;
+}
+
+/*
+ * Begins frames.pftrace: its ClockSnapshot at the start of coverage,
+ * with REALTIME from the clock anchor, and whatever is pending.
+ */
+static void
+ftl_begin(struct record *r)
+{
+	struct pb_writer head = {0};
+	int rc;
+
+	r->frames = open_in(r, FRAMES_FILE, "we");
+	if (!r->frames)
+		return;
+	rc = frames_ftl_write_clock(r->ftlw, &head, r->ftl_cov,
+				    r->ftl_cov +
+					    (r->anchor_rt - r->anchor_mono));
+	if (rc == 0 && fwrite(head.p, 1, head.len, r->frames) != head.len)
+		rc = -(errno ? errno : EIO);
+	if (rc < 0)
+		fail(r, FRAMES_FILE, -rc);
+	else
+		r->bytes += head.len;
+	pb_write_release(&head);
+	ftl_flush(r);
+}
+
+/* After a rotation: the frames presented shortly before it, again. */
+static void
+ftl_carry(struct record *r)
+{
+	unsigned i, at;
+
+	for (i = 0; i < r->carry_len; i++) {
+		at = (r->carry_next + CARRY_MAX - r->carry_len + i) % CARRY_MAX;
+		if (r->carry[at].present_ns >= r->ftl_cov - RECORD_CARRY_NS)
+			(void)ftl_encode(r, &r->carry[at]);
+	}
+	ftl_flush(r);
 }
 
 /* The files of a new directory, and what it starts with again. */
@@ -277,6 +414,11 @@ begin(struct record *r)
 		/* The frames are covered from here on, in this directory. */
 		r->coverage_ns = r->anchor_mono;
 		record_latency_list(r, r->coverage_ns, NULL, 0);
+	}
+	if (r->ftl_cov != INT64_MIN) {
+		r->ftl_cov = r->anchor_mono;
+		ftl_begin(r);
+		ftl_carry(r);
 	}
 	return r->st.failed ? -EIO : 0;
 }
@@ -322,6 +464,7 @@ record_open(const struct record_config *cfg, struct record **out)
 		r->dev = *cfg->dev;
 	r->dev.have_touch = 0;
 	r->dev.have_clock = 0;
+	r->dev.have_measure = 0;
 	if (cfg->dev && cfg->dev->have_touch) {
 		r->have_axes = 1;
 		r->x = cfg->dev->x;
@@ -329,6 +472,7 @@ record_open(const struct record_config *cfg, struct record **out)
 	}
 	r->coverage_ns = INT64_MIN;
 	r->last_capture = INT64_MIN;
+	r->ftl_cov = INT64_MIN;
 	rc = begin(r);
 	if (rc < 0) {
 		log_error("cannot start the recording '%s'", r->dir);
@@ -352,6 +496,9 @@ record_free(struct record *r)
 	free(r->dev_path);
 	free(r->dev_name);
 	free(r->fg_pkg);
+	frames_ftl_write_free(r->ftlw);
+	pb_write_release(&r->ftl_out);
+	free(r->carry);
 	free(r);
 }
 
@@ -376,6 +523,63 @@ record_set_sdk(struct record *r, int sdk)
 		return;
 	r->dev.android_sdk = sdk;
 	write_device(r);
+}
+
+void
+record_set_measure(struct record *r, const struct device_measure *m)
+{
+	if (!r)
+		return;
+	r->have_measure = 1;
+	r->measure = *m;
+	write_device(r);
+}
+
+/* The encoder and the frames remembered, at the first use; 0 or -ENOMEM. */
+static int
+ftl_ready(struct record *r)
+{
+	if (r->ftlw)
+		return 0;
+	r->carry = calloc(CARRY_MAX, sizeof(*r->carry));
+	if (!r->carry || frames_ftl_write_new(&r->ftlw) < 0) {
+		fail(r, FRAMES_FILE, ENOMEM);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+record_ftl_coverage(struct record *r, int64_t coverage_ns)
+{
+	if (!r || r->st.failed || r->ftl_cov != INT64_MIN ||
+	    coverage_ns == INT64_MIN || ftl_ready(r) < 0)
+		return;
+	r->ftl_cov = coverage_ns;
+	ftl_begin(r);
+}
+
+void
+record_ftl_frame(struct record *r, const struct frames_ftl_frame *f)
+{
+	if (!r || r->st.failed || ftl_ready(r) < 0)
+		return;
+	r->carry[r->carry_next] = *f;
+	r->carry_next = (r->carry_next + 1) % CARRY_MAX;
+	if (r->carry_len < CARRY_MAX)
+		r->carry_len++;
+	if (!r->frames && r->ftl_out.len >= RECORD_FTL_PENDING_MAX) {
+		if (!r->pending_warned)
+			log_warnx("%u bytes of frames wait for the start of "
+				  "their coverage: later ones are not recorded",
+				  RECORD_FTL_PENDING_MAX);
+		r->pending_warned = 1;
+		return;
+	}
+	if (ftl_encode(r, f) < 0)
+		return;
+	r->st.frames++;
+	ftl_flush(r);
 }
 
 void
@@ -512,7 +716,7 @@ remove_recording(const char *dir)
 {
 	static const char *const names[] = {
 		INPUT_FILE,    FOREGROUND_FILE, DEVICE_FILE,
-		"windows.log", "processes.log",
+		"windows.log", "processes.log", FRAMES_FILE,
 	};
 	struct dirent *de;
 	char *p, *lat;

@@ -17,17 +17,26 @@
  *   windows.log, processes.log
  *                   the live attribution's own logs (attrib_live.h), which
  *                   it writes here instead of beside the database;
+ *   frames.pftrace  the FrameTimeline frames the live source took in,
+ *                   once each (after its de-duplication across perfetto
+ *                   sessions), re-framed as a Perfetto trace
+ *                   (frames_ftl_write.h): a ClockSnapshot at the start of
+ *                   the frames' coverage, then each frame;
  *   device.json     the clock anchor read when the recording (or its
  *                   segment) began, the touch panel's axis ranges the
  *                   pipeline maps with, what --device said of the
- *                   screen, and the sdk level getprop gave.
+ *                   screen, the sdk level getprop gave, and the
+ *                   measuring options in effect ("measure"), which a
+ *                   replay of it takes as its defaults.
  *
  * Size.  Once the files of the directory pass max_bytes, the recording is
  * rotated at the next moment the pipeline is idle (no finger down, no tap
  * waiting for its frames): DIR is renamed DIR.1, an older DIR.1 removed
  * first, and a new DIR begun, with a new device.json, the input header,
- * the foreground in force and a new start of coverage.  At most twice
- * max_bytes are on disk.  Each directory is a whole session that replays
+ * the foreground in force and a new start of coverage (in latency/, or
+ * frames.pftrace's ClockSnapshot, followed by the frames presented in the
+ * RECORD_CARRY_NS before it, which a tap just after may look back at).  At most
+ * twice max_bytes are on disk.  Each directory is a whole session that replays
  * on its own; a tap is in one of them, never split.  After a rotation
  * the attribution reads a new window list at the next touch-down, and the
  * taps before it came in are attributed to the foreground app in a
@@ -44,9 +53,25 @@
 #include <stdio.h>
 
 struct device_info;
+struct device_measure;
+struct frames_ftl_frame;
 struct touch_event;
 
 #define RECORD_MAX_BYTES_DEFAULT (64ULL * 1024 * 1024)
+
+/*
+ * How far back a new directory's frames.pftrace begins: the frames
+ * presented this long before the rotation are written again after its
+ * ClockSnapshot, more than a tap's busy_before looks back.
+ */
+#define RECORD_CARRY_NS (1000 * 1000000LL)
+
+/*
+ * Encoded FrameTimeline frames held in memory while the start of their
+ * coverage is not known yet (the first session's frames come before it
+ * is joined); beyond, frames are dropped with a warning.
+ */
+#define RECORD_FTL_PENDING_MAX (8u << 20)
 
 /* The files a writer of its own (attrib_live.h) appends to. */
 enum record_log {
@@ -67,6 +92,7 @@ struct record_stats {
 	uint64_t events;    /* input events written */
 	uint64_t snapshots; /* --latency outputs written */
 	uint64_t switches;  /* foreground lines written */
+	uint64_t frames;    /* FrameTimeline frames written */
 	uint64_t rotations;
 	int failed; /* a write failed: nothing more is recorded */
 };
@@ -104,6 +130,20 @@ void record_latency_list(struct record *r, int64_t capture_ns, const char *text,
 /* A --latency output of layer, its dumpsys started at capture_ns. */
 void record_latency(struct record *r, int64_t capture_ns, const char *layer,
 		    const char *text, size_t len);
+
+/*
+ * FrameTimeline: where the live source's frames are covered from
+ * (frames_live_coverage_start()), once it is known.  frames.pftrace is
+ * begun then, with its ClockSnapshot there and the frames recorded
+ * before it.  Later calls change nothing.
+ */
+void record_ftl_coverage(struct record *r, int64_t coverage_ns);
+
+/* A FrameTimeline frame the live source emitted (not a duplicate). */
+void record_ftl_frame(struct record *r, const struct frames_ftl_frame *f);
+
+/* The measuring options in effect, into device.json ("measure"). */
+void record_set_measure(struct record *r, const struct device_measure *m);
 
 /* A foreground switch appended to the live timeline. */
 void record_foreground(struct record *r, int64_t t_ns, int32_t pid,

@@ -15,6 +15,7 @@
 #include "gesture.h"
 #include "log.h"
 #include "pipeline.h"
+#include "pipeline_measure.h"
 #include "replay_int.h"
 #include "replay_serve.h"
 #include "source.h"
@@ -119,6 +120,28 @@ setup_wall(struct replay *r, const struct device_info *dev, int have_dev)
 	}
 }
 
+/* Which thresholds came from the recording, and which did not. */
+static void
+print_measure(const struct replay *r, FILE *out)
+{
+	char text[512];
+
+	if (!r->measure_taken && !r->measure_kept)
+		return;
+	pipeline_measure_describe(r->measure_taken, &r->thresholds, text,
+				  sizeof(text));
+	fprintf(out, "thresholds %s%s", r->measure_taken ? "recorded: " : "",
+		text);
+	pipeline_measure_describe(r->measure_kept, &r->thresholds, text,
+				  sizeof(text));
+	if (r->measure_kept)
+		fprintf(out,
+			"%sfrom the command line instead of the "
+			"recording's: %s",
+			r->measure_taken ? "; " : "", text);
+	fputc('\n', out);
+}
+
 static void
 print_summary(struct replay *r, FILE *out, int64_t run_id)
 {
@@ -167,6 +190,7 @@ print_summary(struct replay *r, FILE *out, int64_t run_id)
 			"or the log), slop %.1f raw units, long press %" PRId64
 			" ms\n",
 			g->slop_px, g->long_press_ns / REPLAY_MS);
+	print_measure(r, out);
 	for (i = 0; i < r->n_src; i++)
 		if (source_role(r->src[i]) == SOURCE_ROLE_FRAMES ||
 		    source_role(r->src[i]) == SOURCE_ROLE_FOREGROUND)
@@ -431,7 +455,17 @@ open_sources(struct replay *r)
 				&ay.max) == 0)
 			have_axes = 1;
 	memset(&r->pcfg, 0, sizeof(r->pcfg));
-	pipeline_configure(&r->pcfg, &r->opts->thresholds,
+	r->thresholds = r->opts->thresholds;
+	if (r->have_dev && r->dev.have_measure) {
+		char text[512];
+
+		r->measure_taken = pipeline_measure_apply(
+			&r->dev.measure, &r->thresholds, &r->measure_kept);
+		pipeline_measure_describe(r->measure_taken, &r->thresholds,
+					  text, sizeof(text));
+		log_info("thresholds of '%s': %s", r->device_path, text);
+	}
+	pipeline_configure(&r->pcfg, &r->thresholds,
 			   r->have_dev ? &r->dev : NULL, have_axes ? &ax : NULL,
 			   have_axes ? &ay : NULL);
 	for (i = 0; i < r->n_src && !r->pcfg.fg; i++)

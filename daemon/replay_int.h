@@ -42,6 +42,13 @@ struct replay {
 	struct store *store;
 	struct pipeline *pipe;
 	struct pipeline_config pcfg;
+	/*
+	 * The thresholds: the command line's, and the recording's
+	 * (device.json "measure") where it gave none; the options taken
+	 * from the recording and those the command line overrode there.
+	 */
+	struct pipeline_options thresholds;
+	unsigned measure_taken, measure_kept;
 	/* Hit-testing: the --windows and --processes specs, and their use. */
 	char *windows;
 	char *processes;

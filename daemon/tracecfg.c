@@ -4,9 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Protobuf wire types used here. */
-#define WIRE_VARINT 0
-#define WIRE_LEN    2
+#include "pb_write.h"
 
 /* TraceConfig field numbers (trace_config.proto). */
 #define TC_BUFFERS		1
@@ -41,96 +39,8 @@
 
 /*
  * The config is small and nested only two levels deep, so each message is
- * built into its own buffer and copied into its parent with a length
- * prefix.  An allocation failure sticks, so the calls need no checks
- * until the end.
+ * built into its own writer (pb_write.h) and copied into its parent.
  */
-struct wbuf {
-	uint8_t *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void
-w_put(struct wbuf *b, const void *data, size_t n)
-{
-	uint8_t *q;
-	size_t cap;
-
-	if (b->oom || n == 0)
-		return;
-	if (n > SIZE_MAX / 2 - b->len) {
-		b->oom = 1;
-		return;
-	}
-	if (b->len + n > b->cap) {
-		cap = b->cap ? b->cap : 128;
-		while (cap < b->len + n)
-			cap *= 2;
-		q = realloc(b->p, cap);
-		if (!q) {
-			b->oom = 1;
-			return;
-		}
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
-}
-
-static void
-w_varint(struct wbuf *b, uint64_t v)
-{
-	uint8_t tmp[10];
-	size_t n = 0;
-
-	do {
-		tmp[n] = (uint8_t)(v & 0x7f);
-		v >>= 7;
-		if (v)
-			tmp[n] |= 0x80;
-		n++;
-	} while (v);
-	w_put(b, tmp, n);
-}
-
-static void
-w_key(struct wbuf *b, unsigned field, unsigned wire)
-{
-	w_varint(b, (uint64_t)field << 3 | wire);
-}
-
-static void
-w_uint(struct wbuf *b, unsigned field, uint64_t v)
-{
-	w_key(b, field, WIRE_VARINT);
-	w_varint(b, v);
-}
-
-static void
-w_bytes(struct wbuf *b, unsigned field, const void *data, size_t n)
-{
-	w_key(b, field, WIRE_LEN);
-	w_varint(b, n);
-	w_put(b, data, n);
-}
-
-static void
-w_msg(struct wbuf *b, unsigned field, const struct wbuf *child)
-{
-	if (child->oom)
-		b->oom = 1;
-	w_bytes(b, field, child->p, child->len);
-}
-
-static void
-w_release(struct wbuf *b)
-{
-	free(b->p);
-	b->p = NULL;
-	b->len = b->cap = 0;
-}
 
 void
 tracecfg_params_default(struct tracecfg_params *p)
@@ -157,7 +67,7 @@ string_ok(const char *s, int required)
 int
 tracecfg_encode(const struct tracecfg_params *p, uint8_t **out, size_t *len)
 {
-	struct wbuf cfg = {0}, buf = {0}, ds = {0}, dsc = {0}, bds = {0};
+	struct pb_writer cfg = {0}, buf = {0}, ds = {0}, dsc = {0}, bds = {0};
 	int rc = 0;
 
 	if (!string_ok(p->output_path, 1) || !string_ok(p->session_name, 0) ||
@@ -165,23 +75,24 @@ tracecfg_encode(const struct tracecfg_params *p, uint8_t **out, size_t *len)
 	    p->file_write_period_ms < TRACECFG_WRITE_PERIOD_MIN_MS)
 		return -EINVAL;
 
-	w_uint(&buf, BC_SIZE_KB, p->buffer_kb);
-	w_uint(&buf, BC_FILL_POLICY, FILL_RING_BUFFER);
-	w_msg(&cfg, TC_BUFFERS, &buf);
+	pb_write_uint(&buf, BC_SIZE_KB, p->buffer_kb);
+	pb_write_uint(&buf, BC_FILL_POLICY, FILL_RING_BUFFER);
+	pb_write_msg(&cfg, TC_BUFFERS, &buf);
 
-	w_bytes(&dsc, DSC_NAME, TRACECFG_DATA_SOURCE,
-		strlen(TRACECFG_DATA_SOURCE));
-	w_msg(&ds, DS_CONFIG, &dsc);
-	w_msg(&cfg, TC_DATA_SOURCES, &ds);
+	pb_write_bytes(&dsc, DSC_NAME, TRACECFG_DATA_SOURCE,
+		       strlen(TRACECFG_DATA_SOURCE));
+	pb_write_msg(&ds, DS_CONFIG, &dsc);
+	pb_write_msg(&cfg, TC_DATA_SOURCES, &ds);
 
 	/* Written out although 0 is the default, to say it is meant. */
-	w_uint(&cfg, TC_DURATION_MS, 0);
-	w_uint(&cfg, TC_WRITE_INTO_FILE, 1);
-	w_uint(&cfg, TC_FILE_WRITE_PERIOD_MS, p->file_write_period_ms);
+	pb_write_uint(&cfg, TC_DURATION_MS, 0);
+	pb_write_uint(&cfg, TC_WRITE_INTO_FILE, 1);
+	pb_write_uint(&cfg, TC_FILE_WRITE_PERIOD_MS, p->file_write_period_ms);
 	if (p->max_file_size_bytes)
-		w_uint(&cfg, TC_MAX_FILE_SIZE_BYTES, p->max_file_size_bytes);
+		pb_write_uint(&cfg, TC_MAX_FILE_SIZE_BYTES,
+			      p->max_file_size_bytes);
 	if (p->flush_period_ms)
-		w_uint(&cfg, TC_FLUSH_PERIOD_MS, p->flush_period_ms);
+		pb_write_uint(&cfg, TC_FLUSH_PERIOD_MS, p->flush_period_ms);
 	/*
 	 * What the service would add that the reader skips: the config
 	 * echoed, the system info, the service events (one after every
@@ -190,16 +101,17 @@ tracecfg_encode(const struct tracecfg_params *p, uint8_t **out, size_t *len)
 	 * and the chunk histograms of the periodic stats.  The clock
 	 * snapshots stay: the reader needs them for BOOTTIME.
 	 */
-	w_uint(&bds, BDS_DISABLE_TRACE_CONFIG, 1);
-	w_uint(&bds, BDS_DISABLE_SYSTEM_INFO, 1);
-	w_uint(&bds, BDS_DISABLE_SERVICE_EVENTS, 1);
-	w_uint(&bds, BDS_DISABLE_CHUNK_USAGE_HISTOGRAMS, 1);
-	w_msg(&cfg, TC_BUILTIN_DATA_SOURCES, &bds);
+	pb_write_uint(&bds, BDS_DISABLE_TRACE_CONFIG, 1);
+	pb_write_uint(&bds, BDS_DISABLE_SYSTEM_INFO, 1);
+	pb_write_uint(&bds, BDS_DISABLE_SERVICE_EVENTS, 1);
+	pb_write_uint(&bds, BDS_DISABLE_CHUNK_USAGE_HISTOGRAMS, 1);
+	pb_write_msg(&cfg, TC_BUILTIN_DATA_SOURCES, &bds);
 	if (p->session_name && p->session_name[0])
-		w_bytes(&cfg, TC_UNIQUE_SESSION_NAME, p->session_name,
-			strlen(p->session_name));
-	w_bytes(&cfg, TC_OUTPUT_PATH, p->output_path, strlen(p->output_path));
-	w_uint(&cfg, TC_WRITE_FLUSH_MODE, WRITE_FLUSH_ENABLED);
+		pb_write_bytes(&cfg, TC_UNIQUE_SESSION_NAME, p->session_name,
+			       strlen(p->session_name));
+	pb_write_bytes(&cfg, TC_OUTPUT_PATH, p->output_path,
+		       strlen(p->output_path));
+	pb_write_uint(&cfg, TC_WRITE_FLUSH_MODE, WRITE_FLUSH_ENABLED);
 
 	if (cfg.oom) {
 		rc = -ENOMEM;
@@ -209,10 +121,10 @@ tracecfg_encode(const struct tracecfg_params *p, uint8_t **out, size_t *len)
 	*len = cfg.len;
 	cfg.p = NULL;
 out:
-	w_release(&cfg);
-	w_release(&buf);
-	w_release(&ds);
-	w_release(&dsc);
-	w_release(&bds);
+	pb_write_release(&cfg);
+	pb_write_release(&buf);
+	pb_write_release(&ds);
+	pb_write_release(&dsc);
+	pb_write_release(&bds);
 	return rc;
 }

@@ -187,6 +187,57 @@ test_strict(void **state)
 }
 
 static void
+test_measure(void **state)
+{
+	struct device_info d;
+
+	(void)state;
+	assert_int_equal(
+		parse("{\"measure\": {\"slop_px\": 21.000000000000004, "
+		      "\"long_press_ms\": 400, \"settle_quiet_ms\": "
+		      "300, \"settle_cap_ms\": 1000.000001, "
+		      "\"busy_before_ms\": 0, \"frame_latency_ms\": "
+		      "1000, \"launch_cap_ms\": 0, \"launch_ms\": 7}}",
+		      &d),
+		0);
+	assert_true(d.have_measure);
+	assert_true(d.measure.slop_px == 21.000000000000004);
+	assert_int_equal(d.measure.long_press_ns, 400000000);
+	assert_int_equal(d.measure.settle_quiet_ns, 300000000);
+	/* To the ns, as the recording writes a time that is not whole ms. */
+	assert_int_equal(d.measure.settle_cap_ns, 1000000001);
+	assert_int_equal(d.measure.busy_before_ns, 0);
+	assert_int_equal(d.measure.frame_latency_ns, 1000000000);
+	/* Zero is a value: launch detection was off. */
+	assert_int_equal(d.measure.launch_cap_ns, 0);
+	/* Absent members stay absent: negative. */
+	assert_int_equal(parse("{\"measure\": {\"settle_cap_ms\": 1000}}", &d),
+			 0);
+	assert_true(d.have_measure);
+	assert_true(d.measure.slop_px < 0);
+	assert_true(d.measure.long_press_ns < 0);
+	assert_true(d.measure.busy_before_ns < 0);
+	assert_int_equal(d.measure.settle_cap_ns, 1000000000);
+	assert_int_equal(parse("{}", &d), 0);
+	assert_false(d.have_measure);
+	assert_true(d.measure.settle_cap_ns < 0);
+	/* Wrong types and ranges are refused. */
+	assert_int_equal(parse("{\"measure\": 5}", &d), -EINVAL);
+	assert_int_equal(
+		parse("{\"measure\": {\"settle_cap_ms\": \"1000\"}}", &d),
+		-EINVAL);
+	assert_int_equal(parse("{\"measure\": {\"settle_cap_ms\": -1}}", &d),
+			 -EINVAL);
+	assert_int_equal(
+		parse("{\"measure\": {\"long_press_ms\": 86400001}}", &d),
+		-EINVAL);
+	assert_false(d.have_measure);
+	assert_int_equal(
+		parse("{\"measure\": {\"slop_px\": 1, \"slop_px\": 2}}", &d),
+		-EINVAL);
+}
+
+static void
 test_file(void **state)
 {
 	char path[] = "/tmp/tapd-device-XXXXXX";
@@ -287,6 +338,7 @@ main(void)
 		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_clock_range),
 		cmocka_unit_test(test_strict),
+		cmocka_unit_test(test_measure),
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_set_text),

@@ -30,7 +30,9 @@
 
 #include "correlate.h"
 #include "fixture.h"
+#include "frames_ftl.h"
 #include "frames_live.h"
+#include "record.h"
 #include "status.h"
 #include "tracecfg.h"
 
@@ -599,6 +601,71 @@ test_ftl_rotation(void **state)
 	assert_int_equal(st.files_deleted, st.sessions);
 	assert_int_equal(trace_files(f), 0);
 	assert_true(frames_live_watermark(fl) >= wm_before);
+	fl_free(fl);
+	fx_free(f);
+}
+
+static int
+on_recorded(void *ctx, const struct frames_ftl_frame *f)
+{
+	struct correlate_frame cf;
+
+	frames_ftl_frame_to_correlate(f, &cf);
+	return on_frame(ctx, &cf);
+}
+
+/*
+ * --record over rotating sessions: frames.pftrace holds the frames the
+ * source emitted, each once (the duplicates of the overlapping sessions
+ * left out), and the reader finds there the coverage the source had.
+ */
+static void
+test_ftl_rotation_recorded(void **state)
+{
+	struct frames_live_config cfg;
+	struct frames_live_stats st;
+	struct record_config rcfg;
+	struct record_stats rst;
+	struct frames_live *fl = NULL;
+	struct frames_ftl *rd = NULL;
+	struct record *rec = NULL;
+	struct coll got = {0};
+	struct fx *f = fx_new();
+	char dir[PATH_MAX], trace[PATH_MAX];
+	size_t i;
+
+	(void)state;
+	path_join(dir, f->dir, "rec");
+	memset(&rcfg, 0, sizeof(rcfg));
+	rcfg.dir = dir;
+	assert_int_equal(record_open(&rcfg, &rec), 0);
+	fx_config(f, &cfg, FRAMES_LIVE_FTL);
+	cfg.rotate_bytes = 4096;
+	cfg.cap_bytes = 16 * 4096;
+	cfg.record = rec;
+	fl = fl_new(&cfg);
+	assert_true(pump(fl, &f->coll, 5000, rotated, NULL));
+	stop_and_drain(f, fl);
+	frames_live_get_stats(fl, &st);
+	assert_true(st.duplicates > 0);
+	record_get_stats(rec, &rst);
+	assert_int_equal(rst.frames, st.frames);
+	assert_int_equal(rst.failed, 0);
+	record_free(rec);
+
+	path_join(trace, dir, "frames.pftrace");
+	assert_int_equal(frames_ftl_new(NULL, &rd), 0);
+	assert_int_equal(frames_ftl_read_file(rd, trace, on_recorded, &got), 0);
+	assert_int_equal(frames_ftl_coverage_start(rd),
+			 frames_live_coverage_start(fl));
+	assert_int_equal(got.n, f->coll.n);
+	qsort(f->coll.lines, f->coll.n, sizeof(*f->coll.lines), cmp_str);
+	qsort(got.lines, got.n, sizeof(*got.lines), cmp_str);
+	for (i = 0; i < got.n; i++)
+		assert_string_equal(got.lines[i], f->coll.lines[i]);
+	assert_same_frames(f);
+	frames_ftl_free(rd);
+	coll_clear(&got);
 	fl_free(fl);
 	fx_free(f);
 }
@@ -1354,6 +1421,7 @@ main(void)
 		cmocka_unit_test_teardown(test_ftl_frames_match, teardown),
 		cmocka_unit_test_teardown(test_ftl_killed_restarts, teardown),
 		cmocka_unit_test_teardown(test_ftl_rotation, teardown),
+		cmocka_unit_test_teardown(test_ftl_rotation_recorded, teardown),
 		cmocka_unit_test_teardown(test_ftl_refused, teardown),
 		cmocka_unit_test_teardown(test_ftl_missing_program, teardown),
 		cmocka_unit_test_teardown(test_ftl_idle_watermark, teardown),

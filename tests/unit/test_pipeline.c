@@ -23,6 +23,7 @@
 #include "foreground.h"
 #include "log.h"
 #include "pipeline.h"
+#include "pipeline_measure.h"
 #include "status.h"
 #include "store.h"
 #include "store_sql.h"
@@ -154,6 +155,83 @@ test_options_init(void **state)
 	assert_true(o.long_press_ns <= 0);
 	assert_true(o.settle_quiet_ns <= 0);
 	assert_true(o.settle_cap_ns <= 0);
+	assert_true(o.busy_before_ns < 0);
+	assert_true(o.frame_latency_ns < 0);
+}
+
+/*
+ * The thresholds a live run records, applied to a replay with no option
+ * given, configure it as the live run was; an option given wins.
+ */
+static void
+test_measure(void **state)
+{
+	struct pipeline_config live, replay;
+	struct pipeline_options o, r;
+	struct device_measure m;
+	struct device_info dev;
+	unsigned taken, kept;
+	char text[256];
+
+	(void)state;
+	memset(&dev, 0, sizeof(dev));
+	dev.density_dpi = 420;
+	pipeline_options_init(&o);
+	o.settle_cap_ns = 1000 * MS;
+	o.slop_dp = 10;
+	memset(&live, 0, sizeof(live));
+	pipeline_configure(&live, &o, &dev, NULL, NULL);
+	pipeline_measure_of(&live, &m);
+	assert_true(m.slop_px == 10 * 420 / 160.0);
+	assert_int_equal(m.settle_cap_ns, 1000 * MS);
+	assert_int_equal(m.busy_before_ns, live.correlate.busy_before_ns);
+	assert_true(m.launch_cap_ns > 0);
+	assert_int_equal(m.launch_cap_ns, live.correlate.launch_cap_ns);
+
+	/* A replay without the density still gets the live slop in px. */
+	pipeline_options_init(&r);
+	taken = pipeline_measure_apply(&m, &r, &kept);
+	assert_int_equal(taken, PIPELINE_MEASURE_SLOP |
+					PIPELINE_MEASURE_LONG_PRESS |
+					PIPELINE_MEASURE_SETTLE_QUIET |
+					PIPELINE_MEASURE_SETTLE_CAP |
+					PIPELINE_MEASURE_BUSY_BEFORE |
+					PIPELINE_MEASURE_FRAME_LATENCY |
+					PIPELINE_MEASURE_LAUNCH_CAP);
+	assert_int_equal(kept, 0);
+	assert_int_equal(r.launch_cap_ns, live.correlate.launch_cap_ns);
+	memset(&replay, 0, sizeof(replay));
+	pipeline_configure(&replay, &r, NULL, NULL, NULL);
+	assert_true(replay.gesture.slop_px == live.gesture.slop_px);
+	assert_int_equal(replay.gesture.long_press_ns,
+			 live.gesture.long_press_ns);
+	assert_memory_equal(&replay.correlate, &live.correlate,
+			    sizeof(live.correlate));
+	pipeline_measure_describe(taken & PIPELINE_MEASURE_SETTLE_CAP, &r, text,
+				  sizeof(text));
+	assert_string_equal(text, "settle_cap_ms 1000");
+
+	/* Given ones win, --slop-dp over the recorded px too. */
+	pipeline_options_init(&r);
+	r.settle_cap_ns = 200 * MS;
+	r.slop_dp = 8;
+	m.busy_before_ns = 0;
+	taken = pipeline_measure_apply(&m, &r, &kept);
+	assert_int_equal(kept,
+			 PIPELINE_MEASURE_SLOP | PIPELINE_MEASURE_SETTLE_CAP);
+	assert_int_equal(taken & kept, 0);
+	assert_int_equal(r.settle_cap_ns, 200 * MS);
+	assert_true(r.slop_px < 0);
+	assert_int_equal(r.busy_before_ns, 0);
+	pipeline_measure_describe(kept, &r, text, sizeof(text));
+	assert_string_equal(text, "slop_dp 8, settle_cap_ms 200");
+
+	/* Nothing recorded: nothing taken. */
+	device_measure_init(&m);
+	pipeline_options_init(&r);
+	assert_int_equal(pipeline_measure_apply(&m, &r, &kept), 0);
+	assert_int_equal(kept, 0);
+	assert_true(r.busy_before_ns < 0);
 }
 
 static void
@@ -487,6 +565,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_options_init),
 		cmocka_unit_test(test_configure),
+		cmocka_unit_test(test_measure),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_tap_measured),
 		cmocka_unit_test(test_tap_pending_then_truncated),

@@ -487,8 +487,9 @@ check "the pending tap keeps its app" com.vmtest.app \
 
 # tapd run --record: the first run wrote a session while it measured
 # (init.sh's record_export prints it with that run's database).  A
-# replay of it on this machine, with the thresholds the live run had
-# (--settle-cap-ms 1000), must store the same rows, in t_up order: every
+# replay of it on this machine given nothing but the recording (the
+# live run's --settle-cap-ms 1000 comes from its device.json) must
+# store the same rows, in t_up order: every
 # column of taps but two.  wall_ns: the live daemon takes it from
 # REALTIME - MONOTONIC read every 10 s, the replay from the one pair of
 # device.json, apart by the time between two clock reads.  id: the order
@@ -514,9 +515,13 @@ record_checks() {
 		"$(jq '(.clock.realtime_ns | tonumber) > 0 and (.clock.monotonic_ns | tonumber) > 0' \
 			"$rdir/rec/device.json" 2>/dev/null)"
 	[ -x "$host_tapd" ] || { bad "record: '$host_tapd' is missing: run make"; return; }
+	check "record: device.json has the thresholds the run measured with" 1000 \
+		"$(jq '.measure.settle_cap_ms' "$rdir/rec/device.json" 2>/dev/null)"
 	"$host_tapd" replay --session "$rdir/rec" --db "$rdir/replay.db" \
-		--settle-cap-ms 1000 >"$rdir/replay.out" 2>&1
+		>"$rdir/replay.out" 2>&1
 	check "record: the replay of the recording exits 0" 0 "$?"
+	check "record: the replay took the recorded settle cap" 1 \
+		"$(grep -c '^thresholds recorded: .*settle_cap_ms 1000' "$rdir/replay.out")"
 	cols=$(sqlite3 -batch -noheader "$rdir/tapd/taps.db" \
 		"SELECT group_concat(name, ', ') FROM pragma_table_info('taps') WHERE name NOT IN ('id', 'wall_ns')")
 	q="SELECT $cols FROM taps ORDER BY t_up_ns"
