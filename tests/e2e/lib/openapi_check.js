@@ -7,11 +7,13 @@
  * SPEC (docs/openapi.yaml) must be a valid OpenAPI 3.1 document
  * (@seriousme/openapi-schema-validator); every route of the table in
  * API_C (daemon/api.c), with each method it allows, must be a path and
- * operation of SPEC, and SPEC may hold no other; and every sample of
+ * operation of SPEC (a prefix route "/x/*" the path "/x/{file}"), and SPEC
+ * may hold no other; and every sample of
  * SAMPLES (one JSON object a line: method, path as requested, status,
  * content type, body file) must be a response SPEC describes: its
  * status among the operation's responses (or its default), its content
- * type among that response's, and its body valid against the schema
+ * type among that response's (no body when it has none, as a 304), and
+ * its body valid against the schema
  * (ajv, JSON Schema 2020-12; NDJSON line by line, and the data of each
  * tap event of an event stream against the Tap schema).  Prints one line per
  * check, "ok ..." or "FAIL ...", and exits 0.
@@ -38,7 +40,12 @@ function routes(apiC) {
   if (!table) throw new Error(`no api_routes table in '${apiC}'`);
   const out = [];
   for (const m of table[1].matchAll(/\{\s*(NULL|"([^"]*)")\s*,[^{}]*?"([A-Z, ]+)"\s*\}/g)) {
-    const p = m[1] === "NULL" ? "/v1/sessions/{id}/stop" : m[2];
+    /*
+     * The stop pattern is a path with its id; a prefix ending in '*'
+     * (the dashboard's "/ui/*") one with a last parameter, "/ui/{file}".
+     */
+    let p = m[1] === "NULL" ? "/v1/sessions/{id}/stop" : m[2];
+    if (p.endsWith("*")) p = p.slice(0, -1) + "{file}";
     const methods = m[3].split(",").map((s) => s.trim().toLowerCase())
       .filter((s) => s !== "head");
     out.push({ path: p, methods });
@@ -113,7 +120,13 @@ async function main() {
       resp = at.reduce((o, k) => o[k], spec);
     }
     const ctype = (s.ctype || "").split(";")[0].trim();
-    if (!resp.content || !resp.content[ctype]) {
+    if (!resp.content) {
+      /* A response without content (304) must come without a body. */
+      const size = fs.statSync(s.body).size;
+      say(size === 0, `${what}: no body, as the spec says`, `${size} bytes`);
+      continue;
+    }
+    if (!resp.content[ctype]) {
       say(false, `${what}: content type '${ctype}' is one the spec gives`,
           resp.content ? Object.keys(resp.content).join(", ") : "no content");
       continue;
