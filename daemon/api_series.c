@@ -148,9 +148,7 @@ api_series_get(struct api_request *rq)
 
 	rc = -ENOMEM;
 	root = cJSON_CreateObject();
-	if (!root ||
-	    (f.app ? !cJSON_AddStringToObject(root, "app", f.app)
-		   : !cJSON_AddNullToObject(root, "app")) ||
+	if (!root || !api_stats_add_app(root, f.app, f.app_unknown) ||
 	    !cJSON_AddStringToObject(root, "metric",
 				     store_query_metric_name(metric)) ||
 	    !cJSON_AddNumberToObject(root, "step_s",

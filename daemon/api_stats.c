@@ -238,8 +238,7 @@ api_stats_key(char *buf, size_t size, const char *path,
 	return n < 0 || (size_t)n >= size ? -ENOSPC : 0;
 }
 
-/* The app of an answer: null for every app, "unknown" for none known. */
-static bool
+bool
 api_stats_add_app(cJSON *o, const char *app, int unknown)
 {
 	return tapjson_add_string(o, "app",

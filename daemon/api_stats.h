@@ -42,6 +42,11 @@ int api_stats_common(struct api_request *rq, struct store_filter *f, bool app,
 bool api_stats_add_percentiles(cJSON *o,
 			       const struct store_query_percentiles *r);
 bool api_stats_add_range(cJSON *o, const struct store_filter *f);
+/*
+ * Adds "app": app, null for every app (app NULL), or the unknown app's
+ * name when unknown is set (app=unknown); false when out of memory.
+ */
+bool api_stats_add_app(cJSON *o, const char *app, int unknown);
 int api_stats_key(char *buf, size_t size, const char *path,
 		  const struct store_filter *f, int metric, int method,
 		  const char *extra);

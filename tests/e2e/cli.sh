@@ -210,6 +210,8 @@ check "/v1/percentiles?app=unknown: their ok taps" "$n_ok unknown ms" \
 	"$(g '/v1/percentiles?app=unknown&p=50' | jq -r '"\(.count) \(.app) \(.unit)"')"
 check "/v1/histogram?app=unknown: their ok taps" "$n_ok unknown ms" \
 	"$(g '/v1/histogram?app=unknown' | jq -r '"\([.buckets[].count] | add // 0) \(.app) \(.unit)"')"
+check "/v1/series?app=unknown: their ok taps, the app named" "$n_ok unknown" \
+	"$(g '/v1/series?app=unknown&p=50&step=1d&since=30d' | jq -r '"\([.points[].count] | add // 0) \(.app)"')"
 check "/v1/apps?app=unknown: one entry of them all" "unknown $n_unknown" \
 	"$(g '/v1/apps?app=unknown' | jq -r '.apps[] | "\(.app) \(.count)"')"
 check "/v1/apps: the same entry among the others" "unknown $n_unknown" \
