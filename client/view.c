@@ -96,7 +96,7 @@ view_cell(const cJSON *v, char *buf, size_t size)
 			if (len + n >= size)
 				break;
 			table_format(buf + len, size - len, "%s%s",
-				     len ? "," : "", item);
+				     len ? "|" : "", item);
 			len += n;
 		}
 		if (len == 0)

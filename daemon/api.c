@@ -493,17 +493,19 @@ api_read_token(struct api *api, const char *path)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		log_warn("cannot open token file '%s'", path);
+		log_error("cannot open token file '%s': %s", path,
+			  strerror(-rc));
 		return rc == -ENOENT || rc == -EACCES ? -EINVAL : rc;
 	}
 	if (fstat(fd, &sb) != 0) {
 		rc = -errno;
-		log_warn("cannot stat token file '%s'", path);
+		log_error("cannot stat token file '%s': %s", path,
+			  strerror(-rc));
 		goto out;
 	}
 	rc = -EINVAL;
 	if (!S_ISREG(sb.st_mode)) {
-		log_warnx("cannot use token file '%s': not a regular file",
+		log_error("cannot use token file '%s': not a regular file",
 			  path);
 		goto out;
 	}
@@ -513,7 +515,7 @@ api_read_token(struct api *api, const char *path)
 	 * choice, so it only earns a warning.
 	 */
 	if (sb.st_mode & (S_IROTH | S_IWOTH)) {
-		log_warnx("refusing token file '%s': other users can read or "
+		log_error("refusing token file '%s': other users can read or "
 			  "write it (mode %04o): chmod 600 it",
 			  path, (unsigned)(sb.st_mode & 07777));
 		goto out;
@@ -528,7 +530,8 @@ api_read_token(struct api *api, const char *path)
 			continue;
 		if (n < 0) {
 			rc = -errno;
-			log_warn("cannot read token file '%s'", path);
+			log_error("cannot read token file '%s': %s", path,
+				  strerror(-rc));
 			goto out;
 		}
 		if (n == 0)
@@ -543,20 +546,20 @@ api_read_token(struct api *api, const char *path)
 	if (len > 0 && buf[len - 1] == '\r')
 		len--;
 	if (len > API_TOKEN_MAX) {
-		log_warnx("cannot use token file '%s': the token is longer "
+		log_error("cannot use token file '%s': the token is longer "
 			  "than %d characters",
 			  path, API_TOKEN_MAX);
 		goto out;
 	}
 	if (len < API_TOKEN_MIN) {
-		log_warnx("cannot use token file '%s': the token has %zu "
+		log_error("cannot use token file '%s': the token has %zu "
 			  "characters, fewer than %d",
 			  path, len, API_TOKEN_MIN);
 		goto out;
 	}
 	for (i = 0; i < len; i++) {
 		if (buf[i] <= ' ' || buf[i] > '~') {
-			log_warnx("cannot use token file '%s': the token may "
+			log_error("cannot use token file '%s': the token may "
 				  "hold visible ASCII characters only",
 				  path);
 			goto out;
@@ -613,7 +616,7 @@ api_start(const struct api_config *cfg, struct api **out)
 	if (rc < 0)
 		return rc;
 	if (!loopback && !cfg->token_file) {
-		log_warnx("refusing to listen on '%s' without a token file: "
+		log_error("refusing to listen on '%s' without a token file: "
 			  "any address but loopback needs --token-file",
 			  listen);
 		return -EINVAL;
@@ -722,7 +725,7 @@ api_check(const char *listen, const char *token_file)
 	if (rc < 0)
 		return rc;
 	if (!loopback && !token_file) {
-		log_warnx("refusing to listen on '%s' without a token file: "
+		log_error("refusing to listen on '%s' without a token file: "
 			  "any address but loopback needs --token-file",
 			  listen);
 		return -EINVAL;

@@ -310,7 +310,7 @@ begin_app(struct trace *t, const cJSON *obj)
 	t->pid++;
 	if (cJSON_IsString(app))
 		name = cJSON_PrintUnformatted(app);
-	else if ((s = cJSON_CreateString("(unknown app)")) != NULL) {
+	else if ((s = cJSON_CreateString(STORE_APP_UNKNOWN)) != NULL) {
 		name = cJSON_PrintUnformatted(s);
 		cJSON_Delete(s);
 	} else {

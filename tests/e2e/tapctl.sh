@@ -254,7 +254,7 @@ fi
 tags=$(sql "SELECT jank_tags FROM taps WHERE id = ${first% *}")
 got=$(awk 'NR == 2 { print $NF }' "$work/out")
 if { [ "$tags" = 0 ] && [ "$got" = - ]; } ||
-	{ [ "$tags" != 0 ] && [ "$got" != - ] && printf '%s\n' "$got" | grep -Eq '^[a-z_]+(,[a-z_]+)*$'; }; then
+	{ [ "$tags" != 0 ] && [ "$got" != - ] && printf '%s\n' "$got" | grep -Eq '^[a-z_]+([|][a-z_]+)*$'; }; then
 	ok "taps table: the jank tags of tap ${first% *} ($got)"
 else
 	ko "taps table: jank tags '$got', database $tags" "$(cat "$work/out")"

@@ -101,7 +101,7 @@ ok "the model is built from the export"
 m=$work/model.json
 
 check "processes: the apps of the database" \
-	"$(sqlite3 "$db" "SELECT DISTINCT coalesce(app, '(unknown app)') FROM taps
+	"$(sqlite3 "$db" "SELECT DISTINCT coalesce(app, 'unknown') FROM taps
 		WHERE wall_ns IS NOT NULL" | sort | tr '\n' ' ')" \
 	"$(jq -r '.processes | sort | join(" ") + " "' "$m")"
 measured=$(sqlite3 "$db" "SELECT id FROM taps WHERE wall_ns IS NOT NULL AND
@@ -110,7 +110,7 @@ holds "the session has measured taps" test -n "$measured"
 check "tap slices: one per measured tap" "$(printf '%s\n' "$measured" | tr '\n' ' ' | sed 's/ $//')" \
 	"$(jq -r '[.taps[].id] | sort | map(tostring) | join(" ")' "$m")"
 check "tap slices: on the app of their tap" \
-	"$(sqlite3 "$db" "SELECT id || ' ' || coalesce(app, '(unknown app)') FROM taps
+	"$(sqlite3 "$db" "SELECT id || ' ' || coalesce(app, 'unknown') FROM taps
 		WHERE wall_ns IS NOT NULL AND kind IN ('tap', 'long_press') AND
 		settle_ns IS NOT NULL ORDER BY id")" \
 	"$(jq -r '.taps | sort_by(.id) | .[] | "\(.id) \(.app)"' "$m")"
