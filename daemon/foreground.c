@@ -290,6 +290,9 @@ foreground_find_change(const struct foreground *fg, int64_t from_ns,
 	base = &fg->entries[i - 1];
 	for (; i < fg->n && fg->entries[i].t_ns < until_ns; i++) {
 		e = &fg->entries[i];
+		/* Of switches at one time the last is in force there. */
+		if (i + 1 < fg->n && fg->entries[i + 1].t_ns == e->t_ns)
+			continue;
 		if (strcmp(e->package, base->package) != 0 ||
 		    (e->activity && base->activity &&
 		     strcmp(e->activity, base->activity) != 0)) {

@@ -138,8 +138,10 @@ int foreground_switch_at(const struct foreground *fg, int64_t t_ns,
  * The first switch with from_ns < t < until_ns that changes what was in
  * force at from_ns: another package, or the same package with another
  * activity (both known).  A switch that changes only the pid, or names the
- * same package and activity, changes nothing.  Returns 1 and fills *sw, 0
- * when there is none, or -ENOENT when nothing is in force at from_ns.
+ * same package and activity, changes nothing.  Of several switches at one
+ * time only the last counts, as it is the one in force at that time.  Returns 1
+ * and fills *sw, 0 when there is none, or -ENOENT when nothing is in force at
+ * from_ns.
  */
 int foreground_find_change(const struct foreground *fg, int64_t from_ns,
 			   int64_t until_ns, struct foreground_switch *sw);

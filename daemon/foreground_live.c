@@ -3,7 +3,8 @@
  * cgroup.procs and one of /proc/<pid>/stat per member; the name and uid of
  * a process are read once per (pid, start time), so a reused pid is seen
  * as the new process it is.  dumpsys is the expensive part and runs only
- * when top-app holds several apps and the last answer no longer holds.
+ * when top-app holds several apps and the last answer no longer holds, or
+ * on the samples of an open launch window (the focused activity).
  */
 #include "foreground_live.h"
 
@@ -107,7 +108,11 @@ struct foreground_live {
 	struct dkey *ask_key;
 	size_t nask;
 	int64_t last_add_ns; /* of the last switch tried, INT64_MIN: none */
-	int err;	     /* -ENOMEM met while applying an answer */
+	/* The dumpsys out asks only the activity of the one app (1). */
+	int ask_focus;
+	/* A tap's launch window is open before this; INT64_MIN: none. */
+	int64_t win_end_ns;
+	int err; /* -ENOMEM met while applying an answer */
 
 	int reported;
 	enum status_health health;
@@ -284,6 +289,33 @@ set_changed(struct foreground_live *fl)
 	return 0;
 }
 
+/*
+ * After a failure of dumpsys: no run for 1 s after the first, doubling up
+ * to a minute, whatever asks (a hanging dumpsys must not stall samples).
+ */
+static void
+back_off(struct foreground_live *fl, int64_t now_ns, const char *failure)
+{
+	int64_t wait = RETRY_FIRST_NS;
+	unsigned i;
+
+	fl->stats.dumpsys_failures++;
+	fl->d_fails++;
+	for (i = 1; i < fl->d_fails && wait < RETRY_MAX_NS; i++)
+		wait *= 2;
+	if (wait > RETRY_MAX_NS)
+		wait = RETRY_MAX_NS;
+	fl->d_retry_ns = now_ns + wait;
+	snprintf(fl->d_why, sizeof(fl->d_why), "%s", failure ? failure : "");
+}
+
+/* Whether dumpsys may run at now_ns: none out, and not backing off. */
+static int
+may_ask(const struct foreground_live *fl, int64_t now_ns)
+{
+	return !fl->dchild && !(fl->d_fails > 0 && now_ns < fl->d_retry_ns);
+}
+
 /* Records a dumpsys answer for the candidates of the sample that asked. */
 static void
 remember(struct foreground_live *fl, int64_t next_ns, const char *pkg,
@@ -372,8 +404,8 @@ apply_activity(struct foreground_live *fl, const struct candidate *c,
 			  c->rep->package, (int)c->rep->pid, strerror(-r));
 	} else {
 		fl->stats.switches++;
-		record_foreground(fl->record, t_ns, c->rep->pid,
-				  c->rep->package);
+		record_foreground_activity(fl->record, t_ns, c->rep->pid,
+					   c->rep->package, act);
 		log_debug("foreground: '%s' (pid %d) at %lld", c->rep->package,
 			  (int)c->rep->pid, (long long)t_ns);
 	}
@@ -405,19 +437,9 @@ answer(struct foreground_live *fl, int r, const char *failure, int64_t now_ns)
 {
 	struct candidate *c;
 	char why[DETAIL_MAX];
-	int64_t wait;
-	unsigned i;
 
 	if (r < 0) {
-		fl->stats.dumpsys_failures++;
-		fl->d_fails++;
-		/* 1 s after the first failure, doubling up to a minute. */
-		wait = RETRY_FIRST_NS;
-		for (i = 1; i < fl->d_fails && wait < RETRY_MAX_NS; i++)
-			wait *= 2;
-		if (wait > RETRY_MAX_NS)
-			wait = RETRY_MAX_NS;
-		fl->d_retry_ns = now_ns + wait;
+		back_off(fl, now_ns, failure);
 		remember(fl, fl->d_retry_ns, NULL, failure);
 		return by_fallback(fl, failure);
 	}
@@ -445,6 +467,31 @@ answer(struct foreground_live *fl, int r, const char *failure, int64_t now_ns)
 }
 
 /*
+ * The answer of a dumpsys asked for the focused activity of the one app
+ * of top-app (fl->cands holds it): that app when dumpsys named it, its
+ * activity in fl->ans_act; else NULL, as nothing was learnt (the sample
+ * that asked has applied the app).  The app is certain either way, so the
+ * health stays as it is; a failure backs off as any other.
+ */
+static struct candidate *
+answer_focus(struct foreground_live *fl, int r, const char *failure)
+{
+	struct candidate *c;
+
+	if (r < 0) {
+		back_off(fl, fl->ask_ns, failure);
+		log_debug("foreground: no activity for '%s': dumpsys window %s",
+			  fl->cands[0].rep->package, failure);
+		return NULL;
+	}
+	fl->d_fails = 0;
+	c = match_focus(fl, &fl->focus);
+	if (!c)
+		fl->stats.dumpsys_unnamed++;
+	return c;
+}
+
+/*
  * Takes the answer for the sample that asked: its candidates stand in for
  * the current ones while it is read, and its choice is appended at the
  * time of that sample, so that taps since then are attributed as if
@@ -462,7 +509,8 @@ take_answer(struct foreground_live *fl, int r, const char *why)
 	fl->cands = fl->ask_cands;
 	fl->ncands = fl->nask;
 	fl->ans_act[0] = '\0';
-	c = answer(fl, r, why, fl->ask_ns);
+	c = fl->ask_focus ? answer_focus(fl, r, why)
+			  : answer(fl, r, why, fl->ask_ns);
 	if (c && (!fl->loop || fl->last_add_ns <= fl->ask_ns) &&
 	    apply_activity(fl, c, fl->ask_ns, fl->ans_act) < 0)
 		fl->err = -ENOMEM;
@@ -523,10 +571,11 @@ on_window_exit(void *ctx, struct child *ch)
 
 /*
  * Starts `<dumpsys_bin> window` for the candidates of this sample, whose
- * copy is kept for the answer; without a loop, waits for the answer.
+ * copy is kept for the answer, to choose among them or (focus 1, one
+ * app) for its activity; without a loop, waits for the answer.
  */
 static void
-ask_dumpsys(struct foreground_live *fl, int64_t now_ns)
+ask_dumpsys(struct foreground_live *fl, int64_t now_ns, int focus)
 {
 	static char arg_window[] = "window";
 	char *argv[] = {fl->dumpsys_bin, arg_window, NULL};
@@ -536,6 +585,7 @@ ask_dumpsys(struct foreground_live *fl, int64_t now_ns)
 	int r;
 
 	fl->ask_ns = now_ns;
+	fl->ask_focus = focus;
 	fl->nask = fl->ncands;
 	memcpy(fl->ask_key, fl->tmpkey, fl->ncands * sizeof(*fl->ask_key));
 	for (i = 0; i < fl->ncands; i++) {
@@ -544,6 +594,8 @@ ask_dumpsys(struct foreground_live *fl, int64_t now_ns)
 		fl->ask_cands[i].rep = &fl->ask_procs[i];
 	}
 	fl->stats.dumpsys_calls++;
+	if (focus)
+		fl->stats.focus_calls++;
 	foreground_window_begin(fl->wp, &fl->focus);
 	fl->wtotal = 0;
 	memset(&spec, 0, sizeof(spec));
@@ -570,11 +622,12 @@ ask_dumpsys(struct foreground_live *fl, int64_t now_ns)
 /*
  * Chooses among several apps and sets the health, or returns NULL when
  * dumpsys is asked (its answer applies itself when it comes) or already
- * running.  dumpsys runs when the set changed or the answer is stale,
- * and not while backing off after failures.
+ * running.  dumpsys runs when the set changed or the answer is stale, or
+ * in a launch window (in_window 1: the focused activity may have changed
+ * since), and not while backing off after failures.
  */
 static struct candidate *
-choose_among(struct foreground_live *fl, int64_t now_ns)
+choose_among(struct foreground_live *fl, int64_t now_ns, int in_window)
 {
 	struct candidate *c;
 	int changed;
@@ -582,7 +635,7 @@ choose_among(struct foreground_live *fl, int64_t now_ns)
 	changed = set_changed(fl);
 	if (fl->d_fails > 0 && now_ns < fl->d_retry_ns)
 		return by_fallback(fl, fl->d_why);
-	if (!changed && now_ns < fl->d_next_ns) {
+	if (!changed && now_ns < fl->d_next_ns && !in_window) {
 		c = fl->d_ok ? find_candidate(fl, fl->d_pkg) : NULL;
 		if (c) {
 			report(fl, STATUS_HEALTH_UP,
@@ -595,7 +648,7 @@ choose_among(struct foreground_live *fl, int64_t now_ns)
 			return by_fallback(fl, fl->d_why);
 	}
 	if (!fl->dchild)
-		ask_dumpsys(fl, now_ns);
+		ask_dumpsys(fl, now_ns, 0);
 	return NULL;
 }
 
@@ -658,6 +711,7 @@ foreground_live_new(const struct foreground_live_config *cfg,
 	fl->timeline = timeline;
 	fl->last_add_ns = INT64_MIN;
 	fl->last_sample_ns = INT64_MIN;
+	fl->win_end_ns = INT64_MIN;
 	if (grow(fl, 16) < 0 || foreground_window_new(&fl->wp) < 0) {
 		r = -ENOMEM;
 		goto out;
@@ -704,7 +758,7 @@ sample(struct foreground_live *fl, int64_t now_ns)
 	struct candidate *c;
 	size_t ndenied;
 	int32_t denied_pid;
-	int r, denied_err;
+	int r, denied_err, in_window = now_ns < fl->win_end_ns;
 
 	fl->stats.samples++;
 	r = foreground_topapp_read(fl->topapp, &fl->procs, &fl->nprocs);
@@ -746,8 +800,16 @@ sample(struct foreground_live *fl, int64_t now_ns)
 		c = &fl->cands[0];
 		report(fl, STATUS_HEALTH_UP, "%s (pid %d)", c->rep->package,
 		       (int)c->rep->pid);
+		/*
+		 * In a launch window, the activity too: its answer goes in
+		 * at this sample's time, after the app applied below.
+		 */
+		if (in_window && may_ask(fl, now_ns)) {
+			set_changed(fl);
+			ask_dumpsys(fl, now_ns, 1);
+		}
 	} else {
-		c = choose_among(fl, now_ns);
+		c = choose_among(fl, now_ns, in_window);
 	}
 	if (fl->err < 0) {
 		r = fl->err;
@@ -776,6 +838,34 @@ foreground_live_sample(struct foreground_live *fl, int64_t now_ns)
 							 : fl->last_sample_ns);
 	timed(fl, t0);
 	return r;
+}
+
+int
+foreground_live_touch_down(struct foreground_live *fl, int64_t t_ns)
+{
+	/* A touch-down ends the launch window of the tap before it. */
+	fl->win_end_ns = INT64_MIN;
+	return foreground_live_sample(fl, t_ns);
+}
+
+int
+foreground_live_launch_window(struct foreground_live *fl, int64_t t_up_ns,
+			      int64_t end_ns)
+{
+	int64_t t = t_up_ns;
+
+	if (end_ns <= t_up_ns)
+		return 0;
+	fl->win_end_ns = end_ns;
+	/*
+	 * At t_up, for the activity in force there, unless a sample after it
+	 * has already declared the timeline complete that far.
+	 */
+	if (fl->last_sample_ns != INT64_MIN && t <= fl->last_sample_ns)
+		t = fl->last_sample_ns + 1;
+	if (t >= end_ns)
+		return 0;
+	return foreground_live_sample(fl, t);
 }
 
 int

@@ -37,6 +37,22 @@
  *  - no candidate at all (screen off, only native processes): nothing is
  *    appended; the last switch stays in force.
  *
+ * Launch windows (docs/DESIGN.md 1.5.1).  A navigation is a change of the
+ * focused activity of the same app, which top-app cannot show.  So while
+ * a tap's launch window is open (foreground_live_launch_window(): from
+ * its t_up until its launch cap or the next touch-down,
+ * foreground_live_touch_down()), every sample also asks dumpsys for the
+ * focus when one app holds top-app, and with several ignores the answer
+ * it keeps: the window opens with a sample at t_up, for the activity in
+ * force there, and the samples that follow (once a second) see a change.
+ * The app of such a sample is applied at once, as without a window; the
+ * activity dumpsys names goes in when its answer comes, at the sample's
+ * time, appended as a switch of the same app with that activity (an
+ * answer that names another app, or fails, adds nothing and leaves the
+ * health alone: the app is certain).  Outside launch windows nothing of
+ * this runs: an idle phone costs what it did.  With one dumpsys at a
+ * time, a window costs one run at t_up and at most one a second after.
+ *
  * Waiting for dumpsys.  With a loop in the config, a sample never waits
  * for dumpsys: it starts it and returns, and the answer is taken when the
  * child exits, from the loop.  Until then the foreground stays what it
@@ -96,6 +112,7 @@ struct foreground_live_stats {
 	uint64_t samples;	   /* foreground_live_sample() calls */
 	uint64_t switches;	   /* switches appended to the timeline */
 	uint64_t dumpsys_calls;	   /* dumpsys children started */
+	uint64_t focus_calls;	   /* of them, for one app's activity */
 	uint64_t dumpsys_failures; /* failed, timed out or killed */
 	uint64_t dumpsys_unnamed;  /* ran fine but named no candidate */
 	uint64_t fallbacks;	   /* choices made by the fallback rule */
@@ -138,6 +155,22 @@ void foreground_live_free(struct foreground_live *fl);
  * "down"), another negative errno when it cannot be read, or -ENOMEM.
  */
 int foreground_live_sample(struct foreground_live *fl, int64_t now_ns);
+
+/*
+ * A finger went down at t_ns: closes the launch window open, if any,
+ * then samples as foreground_live_sample().
+ */
+int foreground_live_touch_down(struct foreground_live *fl, int64_t t_ns);
+
+/*
+ * A tap ended at t_up_ns, and its launch window lasts until end_ns (t_up
+ * plus the launch cap) unless a touch-down comes first: opens it (see
+ * "Launch windows") and samples at t_up_ns, or just after the latest
+ * sample when that is later.  Returns 0 when end_ns <= t_up_ns (nothing
+ * opens), else what foreground_live_sample() returns.
+ */
+int foreground_live_launch_window(struct foreground_live *fl, int64_t t_up_ns,
+				  int64_t end_ns);
 
 /*
  * The foreground as of the last sample, or of the last answer of dumpsys

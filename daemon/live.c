@@ -213,6 +213,16 @@ on_touch_down(void *ctx, int64_t t_ns)
 		source_touch_down(l->src[i], t_ns);
 }
 
+static void
+on_launch_window(void *ctx, int64_t t_up_ns, int64_t end_ns)
+{
+	struct live *l = ctx;
+	size_t i;
+
+	for (i = 0; i < l->n_src; i++)
+		source_launch_window(l->src[i], t_up_ns, end_ns);
+}
+
 /* The lowest of the sources' watermarks; INT64_MAX without frames. */
 static int64_t
 frames_watermark(const struct live *l)
@@ -589,6 +599,7 @@ start_pipeline(struct live *l)
 	l->pcfg.metrics = l->metrics;
 	l->pcfg.events = l->events;
 	l->pcfg.touch_down = on_touch_down;
+	l->pcfg.launch_window = on_launch_window;
 	l->pcfg.ctx = l;
 	l->pcfg.inject = l->inject;
 	rc = pipeline_new(&l->pcfg, &l->pipe);

@@ -407,6 +407,11 @@ on_gesture(struct pipeline *p, const struct gesture_record *rec)
 	ct.t_up_ns = rec->t_up_ns;
 	ct.pid = pid;
 	ct.app = app;
+	if (p->cfg.launch_window && p->cfg.correlate.launch_cap_ns > 0 &&
+	    rec->t_up_ns <= INT64_MAX - p->cfg.correlate.launch_cap_ns)
+		p->cfg.launch_window(p->cfg.ctx, rec->t_up_ns,
+				     rec->t_up_ns +
+					     p->cfg.correlate.launch_cap_ns);
 	return correlate_feed_tap(p->corr, &ct);
 }
 

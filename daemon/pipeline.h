@@ -54,6 +54,13 @@ struct pipeline_config {
 	struct attrib *attrib;
 	/* Called at every touch-down (the live foreground samples there). */
 	void (*touch_down)(void *ctx, int64_t t_ns);
+	/*
+	 * Called for every tap and long press as it ends, with launch
+	 * detection on: its launch window is [t_up_ns, end_ns) unless a
+	 * touch-down comes first (the live foreground asks for the focused
+	 * activity meanwhile).  NULL: not called.
+	 */
+	void (*launch_window)(void *ctx, int64_t t_up_ns, int64_t end_ns);
 	void *ctx;
 	/*
 	 * The injector (inject.h), told of every contact and asked for the

@@ -50,6 +50,7 @@ struct record {
 	int64_t fg_t;
 	int32_t fg_pid;
 	char *fg_pkg;
+	char *fg_act;	     /* NULL: no activity */
 	int64_t coverage_ns; /* the source's start: INT64_MIN until known */
 	int64_t last_capture;
 	unsigned last_n;
@@ -256,8 +257,9 @@ write_fg(struct record *r)
 
 	if (r->st.failed || !r->fg || !r->have_fg)
 		return;
-	n = fprintf(r->fg, "%" PRId64 " %" PRId32 " %s\n", r->fg_t, r->fg_pid,
-		    r->fg_pkg);
+	n = fprintf(r->fg, "%" PRId64 " %" PRId32 " %s%s%s\n", r->fg_t,
+		    r->fg_pid, r->fg_pkg, r->fg_act ? " " : "",
+		    r->fg_act ? r->fg_act : "");
 	count(r, r->fg, FOREGROUND_FILE, n);
 }
 
@@ -496,6 +498,7 @@ record_free(struct record *r)
 	free(r->dev_path);
 	free(r->dev_name);
 	free(r->fg_pkg);
+	free(r->fg_act);
 	frames_ftl_write_free(r->ftlw);
 	pb_write_release(&r->ftl_out);
 	free(r->carry);
@@ -664,17 +667,30 @@ void
 record_foreground(struct record *r, int64_t t_ns, int32_t pid,
 		  const char *package)
 {
-	char *copy;
+	record_foreground_activity(r, t_ns, pid, package, NULL);
+}
+
+void
+record_foreground_activity(struct record *r, int64_t t_ns, int32_t pid,
+			   const char *package, const char *activity)
+{
+	char *copy, *act = NULL;
 
 	if (!r)
 		return;
 	copy = strdup(package);
-	if (!copy) {
+	if (activity && *activity)
+		act = strdup(activity);
+	if (!copy || (activity && *activity && !act)) {
+		free(copy);
+		free(act);
 		fail(r, FOREGROUND_FILE, ENOMEM);
 		return;
 	}
 	free(r->fg_pkg);
+	free(r->fg_act);
 	r->fg_pkg = copy;
+	r->fg_act = act;
 	r->fg_t = t_ns;
 	r->fg_pid = pid;
 	r->have_fg = 1;

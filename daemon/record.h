@@ -149,6 +149,10 @@ void record_set_measure(struct record *r, const struct device_measure *m);
 void record_foreground(struct record *r, int64_t t_ns, int32_t pid,
 		       const char *package);
 
+/* The same with the focused activity, its fourth field (NULL: none). */
+void record_foreground_activity(struct record *r, int64_t t_ns, int32_t pid,
+				const char *package, const char *activity);
+
 /*
  * The open file of a log with a writer of its own, NULL when recording
  * failed; *generation changes at each rotation, after which the writer

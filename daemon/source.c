@@ -298,6 +298,13 @@ source_touch_down(struct source *src, int64_t t_ns)
 		src->ops->touch_down(src->impl, t_ns);
 }
 
+void
+source_launch_window(struct source *src, int64_t t_up_ns, int64_t end_ns)
+{
+	if (src->ops->launch_window)
+		src->ops->launch_window(src->impl, t_up_ns, end_ns);
+}
+
 int64_t
 source_timer_ms(const struct source *src)
 {

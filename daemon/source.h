@@ -111,6 +111,8 @@ struct source_ops {
 	struct foreground *(*timeline)(void *impl);
 	/* A finger went down at t_ns. */
 	void (*touch_down)(void *impl, int64_t t_ns);
+	/* A tap's launch window opened (pipeline_config.launch_window). */
+	void (*launch_window)(void *impl, int64_t t_up_ns, int64_t end_ns);
 	/* Live: called every timer_ms (0: never) at now_ns. */
 	int (*timer)(void *impl, int64_t now_ns);
 	int64_t timer_ms;
@@ -224,6 +226,7 @@ int source_cut(const struct source *src, int64_t *t_ns);
 struct foreground *source_timeline(const struct source *src);
 
 void source_touch_down(struct source *src, int64_t t_ns);
+void source_launch_window(struct source *src, int64_t t_up_ns, int64_t end_ns);
 
 /* The timer period (0: none), and the timer itself as a loop_timer_cb. */
 int64_t source_timer_ms(const struct source *src);

@@ -45,7 +45,16 @@ source_fg_touch_down(void *impl, int64_t t_ns)
 {
 	struct source_fg *sf = impl;
 
-	foreground_live_sample(sf->fgl, t_ns);
+	foreground_live_touch_down(sf->fgl, t_ns);
+}
+
+/* A tap's launch window: the tracker asks for the focused activity. */
+static void
+source_fg_launch_window(void *impl, int64_t t_up_ns, int64_t end_ns)
+{
+	struct source_fg *sf = impl;
+
+	foreground_live_launch_window(sf->fgl, t_up_ns, end_ns);
 }
 
 static int
@@ -75,6 +84,7 @@ source_fg_free(void *impl)
 static const struct source_ops source_fg_auto_ops = {
 	.timeline = source_fg_timeline,
 	.touch_down = source_fg_touch_down,
+	.launch_window = source_fg_launch_window,
 	.timer = source_fg_timer,
 	.timer_ms = FOREGROUND_MS,
 	.free = source_fg_free,

@@ -487,6 +487,28 @@ test_activity_and_changes(void **state)
 	assert_int_equal(foreground_new_static("com.s", &fg), 0);
 	assert_int_equal(foreground_complete(fg), INT64_MAX);
 	foreground_free(fg);
+
+	/*
+	 * Switches at one time: the last is the one in force there, and the
+	 * only one a change is looked for in (the live tracker appends an
+	 * app at once and its activity when dumpsys answers, at one time).
+	 */
+	fg = load_text("100 10 com.launcher .Home\n"
+		       "200 20 com.foo\n"
+		       "200 20 com.foo .Main\n"
+		       "300 10 com.launcher .Home\n"
+		       "300 20 com.foo .Main\n"
+		       "400 20 com.foo .Main\n"
+		       "400 20 com.foo .Cart\n");
+	assert_int_equal(foreground_find_change(fg, 100, 1000, &sw), 1);
+	assert_int_equal(sw.t_ns, 200);
+	assert_string_equal(sw.activity, "com.foo.Main");
+	/* At 300 the shop is back as it was: no change there. */
+	assert_int_equal(foreground_find_change(fg, 250, 350, &sw), 0);
+	assert_int_equal(foreground_find_change(fg, 300, 1000, &sw), 1);
+	assert_int_equal(sw.t_ns, 400);
+	assert_string_equal(sw.activity, "com.foo.Cart");
+	foreground_free(fg);
 }
 
 int

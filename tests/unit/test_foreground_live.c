@@ -1003,6 +1003,164 @@ test_bad_config(void **state)
 	foreground_live_free(NULL);
 }
 
+/* The switch in force at t: its pid, package and activity (NULL: none). */
+static void
+expect_switch(const struct fx *fx, int64_t t, int32_t pid, const char *pkg,
+	      const char *act)
+{
+	struct foreground_switch sw;
+
+	assert_int_equal(foreground_switch_at(fx->tl, t, &sw), 0);
+	assert_int_equal(sw.pid, pid);
+	assert_string_equal(sw.package, pkg);
+	if (act) {
+		assert_non_null(sw.activity);
+		assert_string_equal(sw.activity, act);
+	} else {
+		assert_null(sw.activity);
+	}
+}
+
+/*
+ * One app in top-app: outside launch windows no dumpsys runs, however
+ * many samples; in a tap's window its samples ask for the focus, so that
+ * a change of activity of that app (a navigation) is appended at the
+ * sample that saw it, with the activity in force at t_up named too.
+ */
+static void
+test_launch_window_navigation(void **state)
+{
+	struct foreground_switch sw;
+	struct fx *fx = *state;
+	int all_window;
+	int64_t t;
+
+	add_proc(fx, 9811, SHOP, 10094, 90000, 0);
+	set_top(fx, "9811\n");
+	set_dumpsys(fx, FIXTURES "window-a14.txt", 0, 0);
+	/* Idle: samples and touch-downs, no window, no dumpsys. */
+	for (t = 1 * SEC; t <= 5 * SEC; t += SEC)
+		assert_int_equal(foreground_live_sample(fx->fl, t), 0);
+	assert_int_equal(foreground_live_touch_down(fx->fl, 5 * SEC + 1), 0);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 0);
+	assert_int_equal(stats(fx).dumpsys_calls, 0);
+	assert_int_equal(entries(fx), 1);
+	expect_switch(fx, 5 * SEC, 9811, SHOP, NULL);
+
+	/* A tap ends at 6 s: its window opens with a sample at t_up. */
+	assert_int_equal(
+		foreground_live_launch_window(fx->fl, 6 * SEC, 16 * SEC), 0);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 1);
+	assert_true(all_window);
+	assert_int_equal(stats(fx).focus_calls, 1);
+	expect_switch(fx, 6 * SEC, 9811, SHOP, SHOP ".MainActivityV2");
+	expect_switch(fx, 6 * SEC - 1, 9811, SHOP, NULL);
+	assert_int_equal(foreground_complete(fx->tl), 6 * SEC);
+	/* The same activity a second later: asked, nothing appended. */
+	assert_int_equal(foreground_live_sample(fx->fl, 7 * SEC), 0);
+	assert_int_equal(stats(fx).focus_calls, 2);
+	assert_int_equal(entries(fx), 2);
+	/* The shop goes to its cart: seen by the next sample. */
+	set_dumpsys(fx, FIXTURES "window-a9.txt", 0, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 8 * SEC), 0);
+	assert_int_equal(stats(fx).focus_calls, 3);
+	assert_int_equal(entries(fx), 3);
+	expect_switch(fx, 8 * SEC, 9811, SHOP, SHOP ".CartActivity");
+	assert_int_equal(foreground_find_change(fx->tl, 6 * SEC, 16 * SEC, &sw),
+			 1);
+	assert_int_equal(sw.t_ns, 8 * SEC);
+	assert_string_equal(sw.package, SHOP);
+	assert_string_equal(sw.activity, SHOP ".CartActivity");
+	assert_int_equal(foreground_complete(fx->tl), 8 * SEC);
+	expect_health(fx, STATUS_HEALTH_UP, SHOP);
+	assert_int_equal(stats(fx).switches, 3);
+
+	/* The next touch-down closes the window: its sample asks nothing. */
+	assert_int_equal(foreground_live_touch_down(fx->fl, 9 * SEC), 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 10 * SEC), 0);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 3);
+	/* So does the cap: a 1 s window, then idle samples again. */
+	set_dumpsys(fx, FIXTURES "window-a14.txt", 0, 0);
+	assert_int_equal(
+		foreground_live_launch_window(fx->fl, 11 * SEC, 12 * SEC), 0);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 4);
+	expect_switch(fx, 11 * SEC, 9811, SHOP, SHOP ".MainActivityV2");
+	for (t = 12 * SEC; t <= 15 * SEC; t += SEC)
+		assert_int_equal(foreground_live_sample(fx->fl, t), 0);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 4);
+	assert_int_equal(stats(fx).dumpsys_calls, 4);
+	assert_int_equal(stats(fx).focus_calls, 4);
+	/* An empty window opens nothing. */
+	assert_int_equal(
+		foreground_live_launch_window(fx->fl, 20 * SEC, 20 * SEC), 0);
+	assert_int_equal(stats(fx).dumpsys_calls, 4);
+	assert_int_equal(stats(fx).samples, 16);
+}
+
+/*
+ * In a window, a focus on another app's window (the shade over the
+ * launcher) or a failing dumpsys adds nothing and leaves the health up:
+ * the one app is certain.  A failure backs off as any other.
+ */
+static void
+test_launch_window_no_focus(void **state)
+{
+	struct fx *fx = *state;
+	int all_window;
+
+	add_proc(fx, 9811, SHOP, 10094, 90000, 0);
+	set_top(fx, "9811\n");
+	assert_int_equal(foreground_live_sample(fx->fl, 1 * SEC), 0);
+	set_dumpsys(fx, FIXTURES "window-shade.txt", 0, 0);
+	assert_int_equal(
+		foreground_live_launch_window(fx->fl, 2 * SEC, 12 * SEC), 0);
+	assert_int_equal(stats(fx).focus_calls, 1);
+	assert_int_equal(stats(fx).dumpsys_unnamed, 1);
+	assert_int_equal(entries(fx), 1);
+	expect_switch(fx, 2 * SEC, 9811, SHOP, NULL);
+	expect_health(fx, STATUS_HEALTH_UP, SHOP);
+	set_dumpsys(fx, FIXTURES "window-a14.txt", 1, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 3 * SEC), 0);
+	assert_int_equal(stats(fx).dumpsys_failures, 1);
+	assert_int_equal(entries(fx), 1);
+	expect_health(fx, STATUS_HEALTH_UP, SHOP);
+	/* Backing off: the sample 0.5 s later asks nothing. */
+	assert_int_equal(foreground_live_sample(fx->fl, 3 * SEC + SEC / 2), 0);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 2);
+	set_dumpsys(fx, FIXTURES "window-a14.txt", 0, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 4 * SEC), 0);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 3);
+	expect_switch(fx, 4 * SEC, 9811, SHOP, SHOP ".MainActivityV2");
+}
+
+/*
+ * With several apps, a window's samples do not keep the answer dumpsys
+ * gave for the same set: a change of activity is asked for each second.
+ */
+static void
+test_launch_window_several(void **state)
+{
+	struct fx *fx = *state;
+	int all_window;
+
+	multi_setup(fx, 0, 100);
+	set_dumpsys(fx, FIXTURES "window-a14.txt", 0, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 1 * SEC), 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 2 * SEC), 0);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 1);
+	assert_int_equal(
+		foreground_live_launch_window(fx->fl, 3 * SEC, 13 * SEC), 0);
+	set_dumpsys(fx, FIXTURES "window-a9.txt", 0, 0);
+	assert_int_equal(foreground_live_sample(fx->fl, 4 * SEC), 0);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 3);
+	assert_int_equal(stats(fx).focus_calls, 0);
+	expect_switch(fx, 3 * SEC, 9811, SHOP, SHOP ".MainActivityV2");
+	expect_switch(fx, 4 * SEC, 9811, SHOP, SHOP ".CartActivity");
+	/* Out of the window the answer is kept again. */
+	assert_int_equal(foreground_live_touch_down(fx->fl, 5 * SEC), 0);
+	assert_int_equal(dumpsys_calls(fx, &all_window), 3);
+}
+
 /*
  * The tracker with a loop: the loop runs a 1 ms timer that records the
  * longest stall (how late a tick came after the one before, less the
@@ -1191,6 +1349,12 @@ main(void)
 						teardown),
 		cmocka_unit_test(test_focus_spellings),
 		cmocka_unit_test(test_parse_fixtures),
+		cmocka_unit_test_setup_teardown(test_launch_window_navigation,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_launch_window_no_focus,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_launch_window_several,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_config, setup,
 						teardown),
 	};
