@@ -69,6 +69,8 @@ catch_stop_signals(void)
  */
 #ifdef TAPD_ANDROID
 #define USAGE_RUN "usage: tapd [run] [--db PATH] [options]\n"
+#define LIST_RUN                                                               \
+	"tapd [run] [--db PATH] [options]   the live daemon (the default)"
 #define HELP_RUN_DB                                                            \
 	"  --db PATH              the database (default "                      \
 	"/data/adb/tapd/taps.db; "                                             \
@@ -84,6 +86,8 @@ catch_stop_signals(void)
 	"too\n"
 #else
 #define USAGE_RUN "usage: tapd [run] --db PATH [options]\n"
+#define LIST_RUN                                                               \
+	"tapd [run] --db PATH [options]     the live daemon (the default)"
 #define HELP_RUN_DB                                                            \
 	"  --db PATH              the database (created if missing)\n"
 #define HELP_SYSROOT                                                           \
@@ -805,8 +809,7 @@ usage_help(FILE *out)
 
 /* The commands, in the order of the usage. */
 static const struct main_cmd main_cmds[] = {
-	{"run", cmd_run, usage_run,
-	 "tapd [run] --db PATH [options]     the live daemon (the default)"},
+	{"run", cmd_run, usage_run, LIST_RUN},
 	{"replay", cmd_replay, usage_replay,
 	 "tapd replay --db PATH [options]    recorded sources, then a "
 	 "summary"},

@@ -76,7 +76,8 @@ tapd=$tmp/bin/tapd
 mkdir -p "$tmp/bin"
 cp "$bin_src" "$tapd"
 chmod 755 "$tapd"
-help=$("$tapd" --help)
+# The default database is an option of run: its own --help names it.
+help=$("$tapd" run --help)
 if ! echo "$help" | grep -q /data/adb/tapd/taps.db; then
 	ko "'$bin_src' is not an Android build: its --help names no /data/adb/tapd (build it with -DTAPD_ANDROID=1)"
 	finish
