@@ -18,6 +18,7 @@
 #include "datadir.h"
 #include "device.h"
 #include "devid.h"
+#include "display_live.h"
 #include "events.h"
 #include "inject.h"
 #include "inject_target.h"
@@ -83,8 +84,13 @@ struct live {
 	struct source_spec specs[SOURCE_ROLE_COUNT];
 	struct device_info dev;
 	int have_dev;
-	/* The device's identity: getprop, then device.json's keys. */
+	/*
+	 * The device's identity: getprop, then dumpsys display's display,
+	 * then device.json's keys.
+	 */
 	struct devid id;
+	struct devid probed;	      /* getprop's alone */
+	struct display_live *display; /* NULL where dumpsys cannot run */
 	/* The sources, in the order they were made. */
 	struct source *src[SOURCE_ROLE_COUNT];
 	struct live_watch watch[SOURCE_ROLE_COUNT];
@@ -468,8 +474,58 @@ identify(struct live *l)
 	if (devid_probe(&l->id, l->o->getprop_bin, DEVID_TIMEOUT_MS) < 0)
 		log_info("no device identity from '%s'",
 			 l->o->getprop_bin ? l->o->getprop_bin : "getprop");
+	l->probed = l->id;
 	if (l->have_dev)
 		devid_from_device(&l->id, &l->dev);
+}
+
+/*
+ * A reading of dumpsys display (display_live.h): its fields over
+ * getprop's (its density is the one in force, ro.sf.lcd_density the
+ * factory one), device.json's over both.  A change goes to /metrics and
+ * /v1/health and to the run's row of run_devices.
+ */
+static void
+on_display(void *ctx, const struct display_dump *d)
+{
+	struct live *l = ctx;
+	struct devid id = l->probed;
+	int rc;
+
+	if (d->width > 0 && d->height > 0) {
+		id.width = d->width;
+		id.height = d->height;
+	}
+	if (d->refresh_hz > 0)
+		id.refresh_hz = d->refresh_hz;
+	if (d->density_dpi > 0)
+		id.density_dpi = d->density_dpi;
+	if (l->have_dev)
+		devid_from_device(&id, &l->dev);
+	if (memcmp(&id, &l->id, sizeof(id)) == 0)
+		return;
+	l->id = id;
+	log_info("display %" PRId32 " x %" PRId32 ", %" PRId32 " Hz, %" PRId32
+		 " dpi",
+		 id.width, id.height, id.refresh_hz, id.density_dpi);
+	metrics_set_device(l->metrics, &l->id);
+	if (l->run_id && (rc = store_run_device(l->store, &l->id)) < 0 &&
+	    rc != -ENOSPC)
+		log_warnx("cannot record the display in '%s': %s", l->db,
+			  strerror(-rc));
+}
+
+static int
+start_display(struct live *l)
+{
+	struct display_live_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.loop = l->loop;
+	cfg.dumpsys_bin = l->o->dumpsys_bin;
+	cfg.on_read = on_display;
+	cfg.ctx = l;
+	return display_live_new(&cfg, &l->display);
 }
 
 static int
@@ -863,6 +919,8 @@ live_run(const struct live_options *o)
 	running = 1;
 	report_store(&l);
 	rc = watch(&l);
+	if (rc == 0)
+		rc = start_display(&l);
 	if (rc < 0)
 		goto out;
 	if (l.run_id)
@@ -906,6 +964,7 @@ out:
 	pipeline_free(l.pipe);
 	inject_free(l.inject);
 	attrib_free(l.attrib);
+	display_live_free(l.display);
 	retention_free(l.retention);
 	/* After the sources and the attribution, which write into it. */
 	record_free(l.rec);
