@@ -237,7 +237,8 @@ test_correlate_flags(void **state)
 static void
 test_clock_assumed(void **state)
 {
-	struct frames_ftl_frame want[3], got[4];
+	/* make_frames() fills NFRAMES; the test uses the first three. */
+	struct frames_ftl_frame want[NFRAMES], got[4];
 	struct frames_ftl_stats st;
 	struct pb_writer buf;
 	struct frames_ftl *r;
