@@ -6,6 +6,9 @@
 # assumptions.  Every cmocka count is added up per ABI; a binary that
 # crashes or prints no summary is a failure.
 #
+# The ABIs run side by side (one qemu each: CI has two cores), each into
+# its own output, printed in order once both are done.
+#
 # Environment: BUILD (build), ANDROID_TESTS (arm64-v8a armeabi-v7a).
 set -u
 build=${BUILD:-build}
@@ -15,15 +18,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 pass=0
 fail=0
 skip=0
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 
-for abi in $abis; do
-	abi_set "$abi" || { echo "FAIL unknown ABI '$abi'"; fail=$((fail + 1)); continue; }
+# run_abi ABI: every binary of ABI; its last line is "counts P F S".
+run_abi() {
+	local abi=$1 out=$work/$1.one fail=0 bins src t name rc p f s
+	local apass=0 afail=0 askip=0 start
+	abi_set "$abi" || { echo "FAIL unknown ABI '$abi'"; echo "counts 0 1 0"; return; }
 	if ! command -v "$abi_qemu" >/dev/null 2>&1; then
 		echo "FAIL '$abi_qemu' is missing: run make deps (qemu-user-static)"
-		fail=$((fail + 1))
-		continue
+		echo "counts 0 1 0"
+		return
 	fi
 	# One binary for each test source: a missing one is a failure, and a
 	# stale one left by a renamed test is not run.
@@ -38,10 +44,7 @@ for abi in $abis; do
 		fi
 	done
 	bins=${bins# }
-	[ -n "$bins" ] || continue
-	apass=0
-	afail=0
-	askip=0
+	[ -n "$bins" ] || { echo "counts 0 $fail 0"; return; }
 	start=$(date +%s)
 	for t in $bins; do
 		name=$(basename "$t")
@@ -69,9 +72,31 @@ for abi in $abis; do
 		fi
 	done
 	echo "$abi: $(echo "$bins" | wc -w) binaries under $abi_qemu in $(($(date +%s) - start)) s: $apass passed, $afail failed, $askip skipped"
-	pass=$((pass + apass))
-	fail=$((fail + afail))
-	skip=$((skip + askip))
+	echo "counts $apass $((afail + fail)) $askip"
+}
+
+pids=""
+for abi in $abis; do
+	run_abi "$abi" >"$work/$abi.log" 2>&1 &
+	pids="$pids $!"
+done
+for pid in $pids; do
+	wait "$pid"
+done
+for abi in $abis; do
+	line=$(tail -n 1 "$work/$abi.log")
+	case $line in
+	"counts "*) sed '$d' "$work/$abi.log" ;;
+	*)
+		cat "$work/$abi.log"
+		echo "FAIL $abi: the run ended without its counts"
+		line="counts 0 1 0"
+		;;
+	esac
+	set -- $line
+	pass=$((pass + $2))
+	fail=$((fail + $3))
+	skip=$((skip + $4))
 done
 echo "android-unit: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
