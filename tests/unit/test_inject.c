@@ -297,10 +297,10 @@ test_virtual(void **state)
 	cfg.sysroot = dir;
 	assert_int_equal(inject_new(&cfg, &inj), 0);
 	down = point(TOUCH_DOWN, 1, 0, 1, 1000, 1);
-	inject_set_target(inj, "/dev/input/event3", NULL);
+	inject_set_target(inj, "/dev/input/event3", NULL, NULL);
 	assert_int_equal(inject_flags(inj, &down, 2000),
 			 STORE_FLAG_VIRTUAL_DEVICE);
-	inject_set_target(inj, "/dev/input/event1", NULL);
+	inject_set_target(inj, "/dev/input/event1", NULL, NULL);
 	assert_int_equal(inject_flags(inj, &down, 2000), 0);
 	inject_free(inj);
 	assert_int_equal(inject_flags(NULL, &down, 2000), 0);
