@@ -133,13 +133,15 @@ inject_health_json(struct inject *inj)
 		mode = "none";
 	} else if (stat(path, &st) == 0 && !S_ISCHR(st.st_mode)) {
 		mode = "file";
-	} else if (!inj->device && inj->clone_node[0]) {
+	} else if (!inj->device &&
+		   (inj->clone_node[0] || inj->via == INJECT_VIA_UINPUT)) {
 		/*
 		 * "uinput": tapd's clone of the screen (inject_uinput.h),
-		 * with --inject-via uinput or since the node refused.
+		 * with --inject-via uinput or since the node refused; its
+		 * node once it is made.
 		 */
 		mode = "uinput";
-		path = inj->clone_node;
+		path = inj->clone_node[0] ? inj->clone_node : NULL;
 	} else {
 		mode = "evdev";
 	}

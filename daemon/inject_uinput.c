@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
+
+#include <linux/uinput.h>
 
 #include <libevdev/libevdev-uinput.h>
 #include <libevdev/libevdev.h>
@@ -105,11 +108,21 @@ inject_uinput_new(const char *screen, const char *uinput_path,
 	snprintf(u->name, sizeof(u->name), "%.*s%s", (int)keep, name,
 		 INPUT_EVDEV_CLONE_SUFFIX);
 	libevdev_set_name(dev, u->name);
-	libevdev_set_phys(dev, INPUT_EVDEV_CLONE_PHYS);
 	u->fd = open(uinput_path, O_RDWR | O_CLOEXEC);
 	if (u->fd < 0) {
 		rc = -errno;
 		snprintf(why, why_size, "cannot open '%s': %s", uinput_path,
+			 strerror(-rc));
+		goto out;
+	}
+	/*
+	 * libevdev copies the name, not the phys: it is set here, before
+	 * the device is made, where uinput takes it.
+	 */
+	if (ioctl(u->fd, UI_SET_PHYS, INPUT_EVDEV_CLONE_PHYS) != 0) {
+		rc = -errno;
+		snprintf(why, why_size,
+			 "cannot set the phys of a clone of '%s': %s", screen,
 			 strerror(-rc));
 		goto out;
 	}

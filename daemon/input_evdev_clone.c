@@ -48,8 +48,10 @@ input_evdev_clone_try(struct input_evdev *ie, const char *name)
 	if (r < 0 || (size_t)r >= sizeof(path) || strcmp(path, ie->path) == 0)
 		return -ENOTSUP;
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
 	/* As for the screen: the clock before libevdev reads anything. */
 	if (ioctl(fd, EVIOCSCLOCKID, &clk) != 0) {
 		r = -errno;
@@ -84,6 +86,11 @@ input_evdev_clone_try(struct input_evdev *ie, const char *name)
 		 libevdev_get_name(ie->cdev), ie->path);
 	r = 0;
 out:
+	if (r < 0)
+		log_debug("'%s' is not read as a clone of '%s': %s", path,
+			  ie->path,
+			  r == -ENOTSUP ? "not tapd's clone of it"
+					: strerror(-r));
 	libevdev_free(dev);
 	if (fd >= 0)
 		close(fd);

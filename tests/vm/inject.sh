@@ -139,3 +139,83 @@ inject_phase() {
 	say "@@END inject-log"
 	say "@@PHASE inject-done $(cut -d' ' -f1 /proc/uptime)"
 }
+
+# inject_uinput_phase: the fallback (issue 13) forced with --inject-via
+# uinput: tapd writes a tap and a swipe into a uinput clone of the touch
+# screen it makes, and reads them back from there.  It prints the taps,
+# the gestures and the health between "@@BEGIN inject-u-NAME" and
+# "@@END" lines, and "@@I u-NAME VALUE" facts.
+inject_uinput_phase() {
+	say "@@PHASE inject-u-start $(cut -d' ' -f1 /proc/uptime)"
+	d=/tmp/vm/inject-u
+	mkdir -p $d
+	# As in inject_phase: the screen is seen to be a uinput device, whose
+	# gestures are virtual_device unless they are tapd's own.
+	mount -o bind /sys $root/sys
+	tok=$d/token
+	(umask 077 && head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >$tok)
+	vmtest --hold 30 >$d/hold.out 2>>/tmp/vm/vmtest.err &
+	hold_pid=$!
+	i=0
+	while ! grep -q '"event":"device"' $d/hold.out 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && break
+		sleep 0.05
+	done
+	port=7881
+	api=http://127.0.0.1:$port
+	TAPD_FAKE_TAPS=/tmp/vm/frames \
+		TAPD_FAKE_TAPS_LAYER="$app/$app.MainActivity#0" \
+		TAPD_FAKE_DUMPSYS_DIR=/tmp/vm/dumpsys \
+		/bin/tapd run --input evdev --frames latency \
+		--dumpsys-bin /bin/dumpsys --getprop-bin /bin/getprop \
+		--sysroot $root --db $d/taps.db --listen 127.0.0.1:$port \
+		--token-file $tok --allow-inject --inject-via uinput \
+		--log-file $d/tapd.log --settle-cap-ms 300 \
+		--launch-cap-ms 1000 -v >$d/tapd.out 2>&1 &
+	ipid=$!
+	listening $d/tapd.out
+	tc="tapctl --url $api --token-file $tok --timeout 20"
+	i=0
+	while [ "$($tc --json health 2>/dev/null | grep -o '"screen":"/')" = "" ]; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && break
+		sleep 0.1
+	done
+	: >$d/wait.out
+	rcs=
+	$tc --json tap 300 400 >>$d/wait.out 2>>$d/tapctl.err; rcs="$rcs $?"
+	$tc --json swipe 540 1800 540 600 --duration 200 >>$d/wait.out 2>>$d/tapctl.err; rcs="$rcs $?"
+	say "@@I u-tapctl-rcs$rcs"
+	i=0
+	while [ "$(wget -q -O - --header "Authorization: Bearer $(cat $tok)" \
+		"$api/v1/taps?limit=100" 2>/dev/null | grep -o '"t_up_ns"' | wc -l)" \
+		-lt 2 ]; do
+		i=$((i + 1))
+		[ $i -gt 30 ] && break
+		sleep 0.1
+	done
+	# A moment more: a second copy of a gesture would be stored by now.
+	sleep 0.5
+	wget -q -O $d/taps.json --header "Authorization: Bearer $(cat $tok)" \
+		"$api/v1/taps?limit=100"
+	wget -q -O $d/gestures.json --header "Authorization: Bearer $(cat $tok)" \
+		"$api/v1/gestures"
+	wget -q -O $d/health.json --header "Authorization: Bearer $(cat $tok)" \
+		"$api/v1/health"
+	stop $ipid
+	say "@@I u-tapd-exit $stopped"
+	kill -TERM $hold_pid
+	wait $hold_pid
+	umount $root/sys
+	inject_say_file u-wait $d/wait.out
+	inject_say_file u-tapctl-err $d/tapctl.err
+	inject_say_file u-taps $d/taps.json
+	inject_say_file u-gestures $d/gestures.json
+	inject_say_file u-health $d/health.json
+	say "@@BEGIN inject-u-log"
+	cat $d/tapd.out >/dev/console 2>&1
+	tail -n 40 $d/tapd.log >/dev/console 2>&1
+	say "@@END inject-u-log"
+	say "@@PHASE inject-u-done $(cut -d' ' -f1 /proc/uptime)"
+}
