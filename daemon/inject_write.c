@@ -205,6 +205,19 @@ base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* Whether the input source reads node now. */
+static int
+is_read(struct inject *inj, const char *node)
+{
+	int yes;
+
+	pthread_mutex_lock(&inj->mu);
+	yes = node && inj->clone_read[0] &&
+	      strcmp(base_name(inj->clone_read), base_name(node)) == 0;
+	pthread_mutex_unlock(&inj->mu);
+	return yes;
+}
+
 /*
  * Waits until the input source reads node (its clone_read, by the node's
  * name: the source may see /dev/input through a sysroot), for at most
@@ -250,7 +263,17 @@ use_clone(struct inject *inj, const char *screen, const char *reason)
 	const char *node;
 	int fd, rc;
 
+	if (inj->using_clone &&
+	    strcmp(inject_uinput_screen(inj->clone), screen) == 0 &&
+	    is_read(inj, inject_uinput_devnode(inj->clone)))
+		return 0;
 	if (inj->clone && strcmp(inject_uinput_screen(inj->clone), screen) != 0)
+		inject__drop_clone(inj);
+	/*
+	 * The source finds a clone when its node appears: one it no longer
+	 * reads (the screen went and came back) is made anew.
+	 */
+	if (inj->clone && !is_read(inj, inject_uinput_devnode(inj->clone)))
 		inject__drop_clone(inj);
 	inject__close_device(inj);
 	if (!inj->clone) {
@@ -316,9 +339,9 @@ open_target(struct inject *inj, const char *path)
 		return use_clone(inj, path, "--inject-via uinput");
 	if (!inj->device && inj->clone &&
 	    strcmp(inject_uinput_screen(inj->clone), path) == 0) {
-		if (inj->using_clone)
-			return 0;
-		return use_clone(inj, path, inj->clone_why);
+		/* A copy: a clone made anew clears the one it had. */
+		snprintf(why, sizeof(why), "%s", inj->clone_why);
+		return use_clone(inj, path, why);
 	}
 	if (inj->clone)
 		inject__drop_clone(inj);
