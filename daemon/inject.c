@@ -101,6 +101,8 @@ inject_new(const struct inject_config *cfg, struct inject **out)
 	if (!inj)
 		return -ENOMEM;
 	inj->fd = -1;
+	inj->slots_fd = -1;
+	inj->via = cfg->via;
 	inj->next_id = 1;
 	inj->qhead = 1;
 	inj->next_tid = INJECT_TID_FIRST;
@@ -109,7 +111,8 @@ inject_new(const struct inject_config *cfg, struct inject **out)
 	inj->accepted = calloc(inj->rate, sizeof(*inj->accepted));
 	if (!inj->accepted ||
 	    (cfg->device && !(inj->device = strdup(cfg->device))) ||
-	    (cfg->sysroot && !(inj->sysroot = strdup(cfg->sysroot)))) {
+	    (cfg->sysroot && !(inj->sysroot = strdup(cfg->sysroot))) ||
+	    (cfg->uinput && !(inj->uinput = strdup(cfg->uinput)))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -145,6 +148,7 @@ inject_free(struct inject *inj)
 		pthread_mutex_unlock(&inj->mu);
 		if (inj->started)
 			pthread_join(inj->thread, NULL);
+		inject__drop_clone(inj);
 		pthread_cond_destroy(&inj->work);
 		pthread_cond_destroy(&inj->done);
 		pthread_mutex_destroy(&inj->mu);
@@ -153,13 +157,14 @@ inject_free(struct inject *inj)
 	free(inj->accepted);
 	free(inj->device);
 	free(inj->sysroot);
+	free(inj->uinput);
 	free(inj);
 }
 
 /* ---- the ingest thread ---- */
 
 void
-inject_set_target(struct inject *inj, const char *path,
+inject_set_target(struct inject *inj, const char *path, const char *clone_read,
 		  const struct inject_geometry *geo)
 {
 	int changed;
@@ -177,6 +182,12 @@ inject_set_target(struct inject *inj, const char *path,
 	}
 	if (geo)
 		inj->geo = *geo;
+	if (strcmp(inj->clone_read, clone_read ? clone_read : "") != 0) {
+		snprintf(inj->clone_read, sizeof(inj->clone_read), "%s",
+			 clone_read ? clone_read : "");
+		/* A worker may be waiting for the source to read its clone. */
+		pthread_cond_broadcast(&inj->work);
+	}
 	pthread_mutex_unlock(&inj->mu);
 }
 

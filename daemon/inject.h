@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "inject_seq.h"
+#include "inject_uinput.h"
 #include "touch.h"
 
 enum inject_kind {
@@ -85,8 +86,15 @@ struct inject_config {
 	/* The file written instead of the input's device; NULL for none. */
 	const char *device;
 	const char *sysroot; /* prefix of /sys paths, NULL or "" for none */
-	unsigned rate;	     /* gestures accepted per second, default 20 */
-	unsigned queue_max;  /* gestures waiting, default 64 */
+	/*
+	 * --inject-via: the screen's node, a uinput clone of it, or the clone
+	 * once the node refuses (inject_uinput.h); and the uinput node, NULL
+	 * for /dev/uinput.
+	 */
+	enum inject_via via;
+	const char *uinput;
+	unsigned rate;	    /* gestures accepted per second, default 20 */
+	unsigned queue_max; /* gestures waiting, default 64 */
 	/*
 	 * Whether gestures are written at all (--allow-inject): without it
 	 * there is no worker, inject_submit() fails with -EPERM, and only
@@ -108,11 +116,13 @@ int inject_new(const struct inject_config *cfg, struct inject **out);
 void inject_free(struct inject *inj);
 
 /*
- * Ingest thread: the device the input source reads now (NULL when none)
- * and what turns px into its units.  The device given in the config, when
- * there is one, is written instead, with the same geometry.
+ * Ingest thread: the device the input source reads now (NULL when none),
+ * the clone of it the source reads too (NULL when none), and what turns
+ * px into its units.  The device given in the config, when there is one,
+ * is written instead, with the same geometry.
  */
 void inject_set_target(struct inject *inj, const char *path,
+		       const char *clone_read,
 		       const struct inject_geometry *geo);
 
 /* Ingest thread: one change of a contact, as the touch tracker made it. */

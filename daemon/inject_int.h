@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "inject.h"
+#include "inject_uinput.h"
 
 #define NS_PER_MS INT64_C(1000000)
 #define NS_PER_S  INT64_C(1000000000)
@@ -35,6 +36,8 @@
 /* A swipe's moves: one every this many ms. */
 #define INJECT_MOVE_EVERY_MS 10
 #define INJECT_WHY_MAX	     (PATH_MAX + 200)
+/* How long a new clone waits for the input source to read it. */
+#define INJECT_CLONE_WAIT_MS 3000
 
 struct inject_slot_rec {
 	struct inject_record r;
@@ -47,8 +50,10 @@ struct inject_slot_rec {
 struct inject {
 	char *device; /* the configured file, NULL for the input's */
 	char *sysroot;
+	char *uinput;
 	unsigned rate, queue_max;
 	int enabled;
+	enum inject_via via;
 
 	pthread_mutex_t mu;
 	pthread_cond_t work; /* the worker: a gesture queued, a finger up */
@@ -66,6 +71,11 @@ struct inject {
 	int have_target;
 	struct inject_geometry geo;
 	int is_virtual;
+	/* The clone the input source reads beside the screen, "" for none. */
+	char clone_read[PATH_MAX];
+	/* What the health shows of the clone: its node, why it is used. */
+	char clone_node[PATH_MAX];
+	char clone_why[INJECT_WHY_MAX];
 
 	/* Contacts down that are not tapd's, by serial. */
 	uint64_t phys[INJECT_PHYS_MAX];
@@ -80,6 +90,14 @@ struct inject {
 	int fd;
 	char fd_path[PATH_MAX];
 	int is_evdev;
+	/*
+	 * The clone (inject_uinput.h), kept while its screen is the target;
+	 * fd is then its fd, and slots_fd the screen's node opened to read
+	 * which slots its contacts hold.
+	 */
+	struct inject_uinput *clone;
+	int using_clone;
+	int slots_fd;
 	struct inject_caps caps;
 	int32_t nslots;
 	char why[INJECT_WHY_MAX];
@@ -100,5 +118,8 @@ struct inject_slot_rec *inject__rec_of(struct inject *inj, int64_t id);
 /* The worker thread (inject_write.c), and the device it closes. */
 void *inject__worker(void *arg);
 void inject__close_device(struct inject *inj);
+
+/* Destroys the clone, if there is one (the worker, or inject_free()). */
+void inject__drop_clone(struct inject *inj);
 
 #endif

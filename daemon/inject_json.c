@@ -113,7 +113,7 @@ inject_list_json(struct inject *inj)
 cJSON *
 inject_health_json(struct inject *inj)
 {
-	const char *path, *mode;
+	const char *path, *mode, *screen;
 	struct stat st;
 	cJSON *o;
 	int ok;
@@ -128,16 +128,36 @@ inject_health_json(struct inject *inj)
 	 * "evdev": the touch screen's own node, written as its driver
 	 * would; "file": a given file that is no character device.
 	 */
-	if (!path)
+	screen = path;
+	if (!path) {
 		mode = "none";
-	else if (stat(path, &st) == 0 && !S_ISCHR(st.st_mode))
+	} else if (stat(path, &st) == 0 && !S_ISCHR(st.st_mode)) {
 		mode = "file";
-	else
+	} else if (!inj->device &&
+		   (inj->clone_node[0] || inj->via == INJECT_VIA_UINPUT)) {
+		/*
+		 * "uinput": tapd's clone of the screen (inject_uinput.h),
+		 * with --inject-via uinput or since the node refused; its
+		 * node once it is made.
+		 */
+		mode = "uinput";
+		path = inj->clone_node[0] ? inj->clone_node : NULL;
+	} else {
 		mode = "evdev";
+	}
 	ok = cJSON_AddStringToObject(o, "mode", mode) &&
+	     cJSON_AddStringToObject(o, "via",
+				     inject_uinput_via_name(inj->via)) &&
 	     cJSON_AddItemToObject(o, "device",
 				   path ? cJSON_CreateString(path)
 					: cJSON_CreateNull()) &&
+	     cJSON_AddItemToObject(o, "screen",
+				   screen ? cJSON_CreateString(screen)
+					  : cJSON_CreateNull()) &&
+	     cJSON_AddItemToObject(o, "uinput_reason",
+				   inj->clone_why[0]
+					   ? cJSON_CreateString(inj->clone_why)
+					   : cJSON_CreateNull()) &&
 	     cJSON_AddItemToObject(o, "problem",
 				   inj->why[0] ? cJSON_CreateString(inj->why)
 					       : cJSON_CreateNull()) &&

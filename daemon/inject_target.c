@@ -11,7 +11,7 @@ inject_target_update(struct inject *inj, struct source *const *src, size_t nsrc,
 {
 	struct gesture_axis ax, ay;
 	struct inject_geometry geo;
-	const char *path = NULL;
+	const char *path = NULL, *clone = NULL;
 	int have = 0;
 	size_t i;
 
@@ -20,6 +20,7 @@ inject_target_update(struct inject *inj, struct source *const *src, size_t nsrc,
 	memset(&geo, 0, sizeof(geo));
 	for (i = 0; i < nsrc && !path; i++) {
 		path = source_device(src[i]);
+		clone = source_clone(src[i]);
 		have = path &&
 		       source_axis(src[i], ABS_MT_POSITION_X, &ax.min,
 				   &ax.max) == 0 &&
@@ -34,5 +35,5 @@ inject_target_update(struct inject *inj, struct source *const *src, size_t nsrc,
 		geo.width_px = g->width_px;
 		geo.height_px = g->height_px;
 	}
-	inject_set_target(inj, path, &geo);
+	inject_set_target(inj, path, clone, &geo);
 }

@@ -20,10 +20,35 @@
 void
 inject__close_device(struct inject *inj)
 {
-	if (inj->fd >= 0)
+	/* The clone's fd is the clone's: it goes with inject__drop_clone(). */
+	if (inj->fd >= 0 && !inj->using_clone)
 		close(inj->fd);
+	if (inj->slots_fd >= 0)
+		close(inj->slots_fd);
 	inj->fd = -1;
+	inj->slots_fd = -1;
+	inj->using_clone = 0;
 	inj->fd_path[0] = '\0';
+}
+
+void
+inject__drop_clone(struct inject *inj)
+{
+	if (!inj->clone)
+		return;
+	if (inj->using_clone)
+		inject__close_device(inj);
+	log_info("removing the clone \"%s\" of '%s'",
+		 inject_uinput_name(inj->clone),
+		 inject_uinput_screen(inj->clone));
+	inject_uinput_free(inj->clone);
+	inj->clone = NULL;
+	if (inj->inited)
+		pthread_mutex_lock(&inj->mu);
+	inj->clone_node[0] = '\0';
+	inj->clone_why[0] = '\0';
+	if (inj->inited)
+		pthread_mutex_unlock(&inj->mu);
 }
 
 static int
@@ -39,7 +64,7 @@ bit_set(const unsigned long *bits, unsigned bit)
  * ioctls; a file that is no evdev node (a test's stand-in) has none.
  */
 static void
-read_caps(struct inject *inj)
+read_caps(struct inject *inj, int fd)
 {
 	unsigned long keys[KEY_MAX / (8 * sizeof(unsigned long)) + 1];
 	unsigned long abs[ABS_MAX / (8 * sizeof(unsigned long)) + 1];
@@ -48,31 +73,31 @@ read_caps(struct inject *inj)
 
 	memset(&inj->caps, 0, sizeof(inj->caps));
 	inj->nslots = 1;
-	inj->is_evdev = ioctl(inj->fd, EVIOCGVERSION, &version) == 0;
+	inj->is_evdev = ioctl(fd, EVIOCGVERSION, &version) == 0;
 	if (!inj->is_evdev)
 		return;
 	memset(keys, 0, sizeof(keys));
 	memset(abs, 0, sizeof(abs));
-	if (ioctl(inj->fd, EVIOCGBIT(EV_KEY, sizeof(keys)), keys) >= 0)
+	if (ioctl(fd, EVIOCGBIT(EV_KEY, sizeof(keys)), keys) >= 0)
 		inj->caps.btn_touch = bit_set(keys, BTN_TOUCH);
-	if (ioctl(inj->fd, EVIOCGBIT(EV_ABS, sizeof(abs)), abs) < 0)
+	if (ioctl(fd, EVIOCGBIT(EV_ABS, sizeof(abs)), abs) < 0)
 		return;
 	inj->caps.abs_xy = bit_set(abs, ABS_X) && bit_set(abs, ABS_Y);
 	if (bit_set(abs, ABS_MT_PRESSURE) &&
-	    ioctl(inj->fd, EVIOCGABS(ABS_MT_PRESSURE), &ai) == 0) {
+	    ioctl(fd, EVIOCGABS(ABS_MT_PRESSURE), &ai) == 0) {
 		inj->caps.pressure = 1;
 		inj->caps.pressure_value =
 			ai.minimum + (ai.maximum - ai.minimum) / 2;
 	}
 	if (bit_set(abs, ABS_MT_TOUCH_MAJOR) &&
-	    ioctl(inj->fd, EVIOCGABS(ABS_MT_TOUCH_MAJOR), &ai) == 0) {
+	    ioctl(fd, EVIOCGABS(ABS_MT_TOUCH_MAJOR), &ai) == 0) {
 		inj->caps.touch_major = 1;
 		inj->caps.major_value =
 			ai.minimum + (ai.maximum - ai.minimum) / 8;
 	}
 	if (bit_set(abs, ABS_MT_SLOT) &&
-	    ioctl(inj->fd, EVIOCGABS(ABS_MT_SLOT), &ai) == 0 &&
-	    ai.maximum >= 0 && ai.maximum < TOUCH_MAX_SLOTS)
+	    ioctl(fd, EVIOCGABS(ABS_MT_SLOT), &ai) == 0 && ai.maximum >= 0 &&
+	    ai.maximum < TOUCH_MAX_SLOTS)
 		inj->nslots = ai.maximum + 1;
 	else if (bit_set(abs, ABS_MT_SLOT))
 		inj->nslots = TOUCH_MAX_SLOTS;
@@ -83,7 +108,8 @@ open_device(struct inject *inj, const char *path)
 {
 	int fd;
 
-	if (inj->fd >= 0 && strcmp(inj->fd_path, path) == 0)
+	if (inj->fd >= 0 && !inj->using_clone &&
+	    strcmp(inj->fd_path, path) == 0)
 		return 0;
 	inject__close_device(inj);
 	/* Not blocking: a FIFO without a reader fails rather than hangs. */
@@ -97,7 +123,7 @@ open_device(struct inject *inj, const char *path)
 	}
 	inj->fd = fd;
 	snprintf(inj->fd_path, sizeof(inj->fd_path), "%s", path);
-	read_caps(inj);
+	read_caps(inj, fd);
 	inj->why[0] = '\0';
 	log_info("injecting gestures into '%s'%s", path,
 		 inj->is_evdev ? "" : " (not an evdev node)");
@@ -141,7 +167,12 @@ sleep_until(int64_t t_ns)
 		;
 }
 
-/* The lowest slot no contact holds now: the kernel's view, else ours. */
+/*
+ * The lowest slot no contact holds now: the kernel's view, else ours.
+ * Through the clone, the highest slot the screen's contacts leave free:
+ * the input source reads both into one tracker, where a finger landing
+ * on the screen meanwhile takes a low slot.
+ */
 static int32_t
 free_slot(struct inject *inj)
 {
@@ -149,17 +180,178 @@ free_slot(struct inject *inj)
 		uint32_t code;
 		int32_t values[TOUCH_MAX_SLOTS];
 	} req;
+	int fd = inj->using_clone ? inj->slots_fd : inj->fd;
 	int32_t s;
 
 	memset(&req, 0, sizeof(req));
 	req.code = ABS_MT_TRACKING_ID;
-	if (inj->is_evdev &&
-	    ioctl(inj->fd, EVIOCGMTSLOTS(sizeof(req)), &req) >= 0) {
-		for (s = 0; s < inj->nslots; s++)
-			if (req.values[s] < 0)
-				return s;
+	if (inj->is_evdev && fd >= 0 &&
+	    ioctl(fd, EVIOCGMTSLOTS(sizeof(req)), &req) >= 0) {
+		for (s = 0; s < inj->nslots; s++) {
+			int32_t k = inj->using_clone ? inj->nslots - 1 - s : s;
+
+			if (req.values[k] < 0)
+				return k;
+		}
 	}
+	return inj->using_clone ? inj->nslots - 1 : 0;
+}
+
+static const char *
+base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* Whether the input source reads node now. */
+static int
+is_read(struct inject *inj, const char *node)
+{
+	int yes;
+
+	pthread_mutex_lock(&inj->mu);
+	yes = node && inj->clone_read[0] &&
+	      strcmp(base_name(inj->clone_read), base_name(node)) == 0;
+	pthread_mutex_unlock(&inj->mu);
+	return yes;
+}
+
+/*
+ * Waits until the input source reads node (its clone_read, by the node's
+ * name: the source may see /dev/input through a sysroot), for at most
+ * INJECT_CLONE_WAIT_MS: what is written before would never be read.
+ */
+static int
+wait_read(struct inject *inj, const char *node)
+{
+	int64_t deadline = inject__now_ns() + INJECT_CLONE_WAIT_MS * NS_PER_MS;
+	struct timespec ts;
+	int rc = 0;
+
+	pthread_mutex_lock(&inj->mu);
+	while (!inj->clone_read[0] ||
+	       strcmp(base_name(inj->clone_read), base_name(node)) != 0) {
+		int64_t t;
+
+		if (inj->stop) {
+			rc = -ESHUTDOWN;
+			break;
+		}
+		if (inject__now_ns() >= deadline) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		t = (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec + 50 * NS_PER_MS;
+		ts.tv_sec = (time_t)(t / NS_PER_S);
+		ts.tv_nsec = (long)(t % NS_PER_S);
+		pthread_cond_timedwait(&inj->work, &inj->mu, &ts);
+	}
+	pthread_mutex_unlock(&inj->mu);
+	return rc;
+}
+
+/*
+ * Makes the clone of screen the device written, made once and kept while
+ * screen is the target; reason says why it is used.
+ */
+static int
+use_clone(struct inject *inj, const char *screen, const char *reason)
+{
+	const char *node;
+	int fd, rc;
+
+	if (inj->using_clone &&
+	    strcmp(inject_uinput_screen(inj->clone), screen) == 0 &&
+	    is_read(inj, inject_uinput_devnode(inj->clone)))
+		return 0;
+	if (inj->clone && strcmp(inject_uinput_screen(inj->clone), screen) != 0)
+		inject__drop_clone(inj);
+	/*
+	 * The source finds a clone when its node appears: one it no longer
+	 * reads (the screen went and came back) is made anew.
+	 */
+	if (inj->clone && !is_read(inj, inject_uinput_devnode(inj->clone)))
+		inject__drop_clone(inj);
+	inject__close_device(inj);
+	if (!inj->clone) {
+		rc = inject_uinput_new(screen, inj->uinput, &inj->clone,
+				       inj->why, sizeof(inj->why));
+		if (rc < 0)
+			return rc;
+		node = inject_uinput_devnode(inj->clone);
+		log_info("made \"%s\" at '%s', a uinput clone of '%s' (%s)",
+			 inject_uinput_name(inj->clone), node ? node : "?",
+			 screen, reason);
+		pthread_mutex_lock(&inj->mu);
+		snprintf(inj->clone_node, sizeof(inj->clone_node), "%s",
+			 node ? node : "");
+		snprintf(inj->clone_why, sizeof(inj->clone_why), "%s", reason);
+		pthread_mutex_unlock(&inj->mu);
+	}
+	node = inject_uinput_devnode(inj->clone);
+	if (!node) {
+		snprintf(inj->why, sizeof(inj->why),
+			 "cannot find the node of the clone of '%s'", screen);
+		inject__drop_clone(inj);
+		return -ENODEV;
+	}
+	rc = wait_read(inj, node);
+	if (rc < 0) {
+		snprintf(inj->why, sizeof(inj->why),
+			 "the input source does not read the clone '%s' of "
+			 "'%s'",
+			 node, screen);
+		inject__drop_clone(inj);
+		return rc;
+	}
+	/* Its capabilities are the screen's: read from the screen. */
+	fd = open(screen, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(inj->why, sizeof(inj->why), "cannot open '%s': %s",
+			 screen, strerror(-rc));
+		return rc;
+	}
+	read_caps(inj, fd);
+	inj->slots_fd = fd;
+	inj->fd = inject_uinput_fd(inj->clone);
+	inj->using_clone = 1;
+	snprintf(inj->fd_path, sizeof(inj->fd_path), "%s", node);
+	inj->why[0] = '\0';
 	return 0;
+}
+
+/*
+ * The device to write for the screen path: its node, or its clone with
+ * --inject-via uinput or once the node refused (auto).  A given file is
+ * always written itself.
+ */
+static int
+open_target(struct inject *inj, const char *path)
+{
+	char why[INJECT_WHY_MAX];
+	int rc;
+
+	if (!inj->device && inj->via == INJECT_VIA_UINPUT)
+		return use_clone(inj, path, "--inject-via uinput");
+	if (!inj->device && inj->clone &&
+	    strcmp(inject_uinput_screen(inj->clone), path) == 0) {
+		/* A copy: a clone made anew clears the one it had. */
+		snprintf(why, sizeof(why), "%s", inj->clone_why);
+		return use_clone(inj, path, why);
+	}
+	if (inj->clone)
+		inject__drop_clone(inj);
+	rc = open_device(inj, path);
+	if (rc < 0 && !inj->device && inj->via == INJECT_VIA_AUTO &&
+	    inject_uinput_refusal(rc)) {
+		snprintf(why, sizeof(why), "%s", inj->why);
+		return use_clone(inj, path, why);
+	}
+	return rc;
 }
 
 /*
@@ -178,7 +370,7 @@ perform(struct inject *inj, int64_t id, const char *path,
 	int64_t t0, end, steps, k;
 	int rc;
 
-	rc = open_device(inj, path);
+	rc = open_target(inj, path);
 	if (rc < 0)
 		return rc;
 	pthread_mutex_lock(&inj->mu);
@@ -195,6 +387,7 @@ perform(struct inject *inj, int64_t id, const char *path,
 			 (long long)id);
 		return rc;
 	}
+again:
 	r.slot = free_slot(inj);
 	pthread_mutex_lock(&inj->mu);
 	r.tid = inj->next_tid;
@@ -211,6 +404,20 @@ perform(struct inject *inj, int64_t id, const char *path,
 	s->r.first_after_ns = inject__now_ns();
 	t0 = s->r.first_before_ns;
 	pthread_mutex_unlock(&inj->mu);
+	/*
+	 * The node refused the down (nothing of it went in): the gesture
+	 * starts again on the clone, with brackets of its own.
+	 */
+	if (rc < 0 && !inj->device && !inj->using_clone &&
+	    inj->via == INJECT_VIA_AUTO && inject_uinput_refusal(rc)) {
+		char why[INJECT_WHY_MAX];
+
+		snprintf(why, sizeof(why), "%s", inj->why);
+		rc = use_clone(inj, path, why);
+		if (rc < 0)
+			return rc;
+		goto again;
+	}
 	if (rc < 0)
 		return rc;
 	if (g.kind == INJECT_SWIPE) {

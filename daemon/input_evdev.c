@@ -35,6 +35,7 @@
 
 #include <libevdev/libevdev.h>
 
+#include "input_evdev_clone.h"
 #include "input_evdev_health.h"
 #include "input_evdev_int.h"
 #include "input_evdev_scan.h"
@@ -135,6 +136,8 @@ evdev_drop(struct input_evdev *ie, const struct input_evdev_callbacks *cb,
 					   strerror(-err));
 		ie->rescan_at = now + EVDEV_ERROR_BACKOFF_NS;
 	}
+	/* A clone of the screen goes with it. */
+	input_evdev_clone_close(ie);
 	(void)epoll_ctl(ie->epfd, EPOLL_CTL_DEL, ie->dfd, NULL);
 	libevdev_free(ie->dev);
 	close(ie->dfd);
@@ -171,8 +174,18 @@ static int
 evdev_deliver(struct input_evdev *ie, const struct input_evdev_callbacks *cb,
 	      void *ctx, const struct input_event *ev)
 {
+	return input_evdev__deliver(ie, cb, ctx, ev, 0);
+}
+
+int
+input_evdev__deliver(struct input_evdev *ie,
+		     const struct input_evdev_callbacks *cb, void *ctx,
+		     const struct input_event *ev, int from)
+{
+	struct libevdev *dev = from ? ie->cdev : ie->dev;
 	struct touch_event te;
 	int64_t t;
+	int r;
 
 	t = (int64_t)ev->input_event_sec * 1000000000LL +
 	    (int64_t)ev->input_event_usec * 1000LL;
@@ -188,6 +201,24 @@ evdev_deliver(struct input_evdev *ie, const struct input_evdev_callbacks *cb,
 				  STAMP(te.time_ns), STAMP(t));
 		ie->warned_back = 1;
 	}
+	/*
+	 * The screen and its clone share one tracker, and protocol B leaves
+	 * out the slot while it does not change: when the other device
+	 * spoke last, its slot is said first.  Both write whole frames,
+	 * which the kernel queues whole, so this comes between frames.
+	 */
+	if (from != ie->last_from && dev != NULL &&
+	    libevdev_has_event_code(dev, EV_ABS, ABS_MT_SLOT) &&
+	    !(ev->type == EV_ABS && ev->code == ABS_MT_SLOT) && cb != NULL &&
+	    cb->event != NULL) {
+		te.type = EV_ABS;
+		te.code = ABS_MT_SLOT;
+		te.value = libevdev_get_current_slot(dev);
+		r = cb->event(ctx, &te);
+		if (r < 0)
+			return r;
+	}
+	ie->last_from = from;
 	te.type = ev->type;
 	te.code = ev->code;
 	te.value = ev->value;
@@ -267,7 +298,7 @@ input_evdev_dispatch(struct input_evdev *ie,
 		     const struct input_evdev_callbacks *cb, void *ctx)
 {
 	struct epoll_event evs[4];
-	uint32_t dev_events = 0;
+	uint32_t dev_events = 0, clone_events = 0;
 	int n, i, inotify = 0, timer = 0, r = 0;
 	int64_t now;
 
@@ -290,6 +321,9 @@ input_evdev_dispatch(struct input_evdev *ie,
 		case EVDEV_TAG_DEVICE:
 			dev_events = evs[i].events;
 			break;
+		case EVDEV_TAG_CLONE:
+			clone_events = evs[i].events;
+			break;
 		default:
 			break;
 		}
@@ -305,6 +339,13 @@ input_evdev_dispatch(struct input_evdev *ie,
 			ie->read_again = 1;
 			goto out;
 		}
+	}
+	if (ie->cdev != NULL && clone_events != 0) {
+		r = input_evdev_clone_read(
+			ie, cb, ctx,
+			(clone_events & (EPOLLHUP | EPOLLERR)) != 0);
+		if (r < 0)
+			goto out;
 	}
 	if (inotify)
 		input_evdev_scan_inotify(ie, now);
@@ -340,7 +381,7 @@ input_evdev_new(const struct input_evdev_config *cfg, struct input_evdev **out)
 	ie = calloc(1, sizeof(*ie));
 	if (ie == NULL)
 		return -ENOMEM;
-	ie->epfd = ie->tfd = ie->ifd = ie->wd = ie->dfd = -1;
+	ie->epfd = ie->tfd = ie->ifd = ie->wd = ie->dfd = ie->cfd = -1;
 	ie->status = cfg->status;
 	ie->last_ns = INT64_MIN;
 
@@ -444,6 +485,7 @@ input_evdev_free(struct input_evdev *ie)
 {
 	if (ie == NULL)
 		return;
+	input_evdev_clone_close(ie);
 	libevdev_free(ie->dev);
 	if (ie->dfd >= 0)
 		close(ie->dfd);
@@ -484,6 +526,12 @@ const char *
 input_evdev_path(const struct input_evdev *ie)
 {
 	return ie != NULL && ie->dev != NULL ? ie->path : NULL;
+}
+
+const char *
+input_evdev_clone_path(const struct input_evdev *ie)
+{
+	return ie != NULL && ie->cdev != NULL ? ie->cpath : NULL;
 }
 
 const char *

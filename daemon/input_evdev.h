@@ -42,6 +42,15 @@
 
 #include "touch.h"
 
+/*
+ * tapd's uinput clone of the touch screen (inject_uinput.h), read beside
+ * the screen it clones: its phys, and what its name adds to the screen's
+ * (a long name is cut before the suffix, the 80 bytes of uinput).
+ */
+#define INPUT_EVDEV_CLONE_PHYS	    "tapd-inject"
+#define INPUT_EVDEV_CLONE_SUFFIX    " tapd-inject"
+#define INPUT_EVDEV_NAME_MAX_UINPUT 80
+
 struct libevdev;
 struct status;
 
@@ -157,6 +166,12 @@ int64_t input_evdev_clamp_time(int64_t *last_ns, int64_t t_ns);
 
 /* The current device's path and name, or NULL when none is open. */
 const char *input_evdev_path(const struct input_evdev *ie);
+
+/*
+ * The path of tapd's clone of the current device (inject_uinput.h), read
+ * beside it, or NULL when there is none.
+ */
+const char *input_evdev_clone_path(const struct input_evdev *ie);
 const char *input_evdev_name(const struct input_evdev *ie);
 
 /* Copies the counters into *st. */

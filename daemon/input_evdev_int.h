@@ -34,6 +34,7 @@ enum evdev_tag {
 	EVDEV_TAG_INOTIFY = 1,
 	EVDEV_TAG_TIMER,
 	EVDEV_TAG_DEVICE,
+	EVDEV_TAG_CLONE,
 };
 
 /* A node that could not be opened yet, retried until first_ns + 2 s. */
@@ -61,6 +62,15 @@ struct input_evdev {
 	char path[PATH_MAX];
 	char name[EVDEV_NAME_MAX];
 	int announce; /* opened, the added callback still to come */
+	/*
+	 * tapd's clone of it (input_evdev_clone.c), cfd -1 and cdev NULL
+	 * when none; and which of the two the last event came from, 1 for
+	 * the clone, to tell the tracker the slot when the other one speaks.
+	 */
+	int cfd;
+	struct libevdev *cdev;
+	char cpath[PATH_MAX];
+	int last_from;
 	/*
 	 * A callback failed: libevdev may still hold events it read, which
 	 * the device fd no longer signals, so the next dispatch reads anyway.
@@ -93,5 +103,16 @@ struct input_evdev {
 
 	struct input_evdev_stats st;
 };
+
+struct input_evdev_callbacks;
+struct input_event;
+
+/*
+ * Passes one event read from the screen (from 0) or its clone (1) to the
+ * event callback, with its time kept from going back.
+ */
+int input_evdev__deliver(struct input_evdev *ie,
+			 const struct input_evdev_callbacks *cb, void *ctx,
+			 const struct input_event *ev, int from);
 
 #endif

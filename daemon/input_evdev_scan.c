@@ -13,6 +13,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "input_evdev_clone.h"
 #include "input_evdev_health.h"
 #include "input_evdev_open.h"
 #include "log.h"
@@ -210,6 +211,7 @@ input_evdev_scan_inotify(struct input_evdev *ie, int64_t now)
 	char buf[4096]
 		__attribute__((aligned(__alignof__(struct inotify_event))));
 	const struct inotify_event *ev;
+	unsigned num;
 	ssize_t n;
 	size_t off;
 
@@ -247,6 +249,15 @@ input_evdev_scan_inotify(struct input_evdev *ie, int64_t now)
 				log_info("'%s' went away", ie->dir);
 				continue;
 			}
+			/*
+			 * A node new while the screen is open may be tapd's
+			 * clone of it, whatever the source was told to read.
+			 */
+			if (ev->len > 0 && ie->dev != NULL &&
+			    ie->cdev == NULL &&
+			    !(ev->mask & (IN_DELETE | IN_MOVED_FROM)) &&
+			    evdev_node_number(ev->name, &num) == 0)
+				(void)input_evdev_clone_try(ie, ev->name);
 			if (ev->len == 0 || !evdev_wanted(ie, ev->name))
 				continue;
 			if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {

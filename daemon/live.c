@@ -119,6 +119,7 @@ live_options_init(struct live_options *o)
 	o->frames = "auto";
 	o->foreground = "auto";
 	o->retain_days = 30;
+	o->inject_via = -1;
 	pipeline_options_init(&o->thresholds);
 }
 
@@ -441,9 +442,18 @@ check_options(struct live *l)
 			  "device can reach the API, loopback included");
 		return -EINVAL;
 	}
-	if ((l->o->inject_device || l->o->inject_rate) && !l->o->allow_inject) {
-		log_error("--inject-device and --inject-rate go with "
-			  "--allow-inject");
+	if ((l->o->inject_device || l->o->inject_rate ||
+	     l->o->inject_via >= 0) &&
+	    !l->o->allow_inject) {
+		log_error("--inject-device, --inject-rate and --inject-via go "
+			  "with --allow-inject");
+		return -EINVAL;
+	}
+	/* A given file is written itself: it has nothing to clone. */
+	if (l->o->inject_device && l->o->inject_via == INJECT_VIA_UINPUT) {
+		log_error("--inject-via uinput clones the touch screen, not "
+			  "--inject-device '%s'",
+			  l->o->inject_device);
 		return -EINVAL;
 	}
 	if (l->o->device) {
@@ -540,6 +550,8 @@ start_api(struct live *l)
 	icfg.device = l->o->inject_device;
 	icfg.sysroot = l->o->sysroot;
 	icfg.rate = l->o->inject_rate;
+	icfg.via = l->o->inject_via >= 0 ? (enum inject_via)l->o->inject_via
+					 : INJECT_VIA_AUTO;
 	icfg.enabled = l->o->allow_inject;
 	rc = inject_new(&icfg, &l->inject);
 	if (rc == 0)

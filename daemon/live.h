@@ -36,11 +36,14 @@ struct live_options {
 	/*
 	 * POST /v1/gestures (inject.h): off unless set, and then only with a
 	 * token file.  inject_device replaces the touch screen as the file
-	 * written (tests); inject_rate is gestures per second, 0 for 20.
+	 * written (tests); inject_rate is gestures per second, 0 for 20;
+	 * inject_via an enum inject_via (inject_uinput.h), -1 when not given
+	 * (auto).
 	 */
 	int allow_inject;
 	const char *inject_device;
 	unsigned inject_rate;
+	int inject_via;
 	struct pipeline_options thresholds;
 };
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "buckets.h"
+#include "inject_uinput.h"
 #include "live.h"
 #include "log.h"
 #include "parse.h"
@@ -250,6 +251,10 @@ usage_run(FILE *out)
 		"(default 20)\n"
 		"  --inject-device FILE   write them there instead of the "
 		"touch screen (tests)\n"
+		"  --inject-via M         auto (default: the screen's node, a "
+		"uinput clone\n"
+		"                         of it once the node refuses), evdev "
+		"or uinput\n"
 		"  --perfetto-bin P, --dumpsys-bin D, --getprop-bin G\n"
 		"                         the Android tools to run (for tests: "
 		"fakes)\n"
@@ -376,6 +381,20 @@ opt_inject_rate(const char *arg, void *dst)
 		return -EINVAL;
 	}
 	*(unsigned *)dst = (unsigned)v;
+	return 0;
+}
+static int
+opt_inject_via(const char *arg, void *dst)
+{
+	enum inject_via v;
+
+	if (inject_uinput_parse_via(arg, &v) < 0) {
+		log_error("invalid --inject-via '%s': expected auto, evdev or "
+			  "uinput",
+			  arg);
+		return -EINVAL;
+	}
+	*(int *)dst = (int)v;
 	return 0;
 }
 #define N_OPTIONS(a) (sizeof(a) / sizeof(*(a)))
@@ -745,6 +764,7 @@ cmd_run(int argc, char **argv)
 			{"allow-inject", NULL, opt_switch, &o.allow_inject},
 			{"inject-device", &o.inject_device, NULL, NULL},
 			{"inject-rate", NULL, opt_inject_rate, &o.inject_rate},
+			{"inject-via", NULL, opt_inject_via, &o.inject_via},
 		};
 
 		rc = parse_command(argc, argv, opts, N_OPTIONS(opts),

@@ -269,6 +269,12 @@ source_device(const struct source *src)
 	return src->ops->device ? src->ops->device(src->impl) : NULL;
 }
 
+const char *
+source_clone(const struct source *src)
+{
+	return src->ops->clone ? src->ops->clone(src->impl) : NULL;
+}
+
 int
 source_time_range(const struct source *src, int64_t *first, int64_t *last)
 {

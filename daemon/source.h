@@ -99,6 +99,8 @@ struct source_ops {
 	int (*axis)(void *impl, uint16_t code, int32_t *min, int32_t *max);
 	/* Live input: the path of the device read now, NULL for none. */
 	const char *(*device)(void *impl);
+	/* Live input: tapd's clone of it read too (inject_uinput.h). */
+	const char *(*clone)(void *impl);
 	/* Replay input: the times of its first and last event. */
 	int (*time_range)(void *impl, int64_t *first, int64_t *last);
 	/*
@@ -215,6 +217,9 @@ int source_axis(const struct source *src, uint16_t code, int32_t *min,
 
 /* NULL when the source reads no device node. */
 const char *source_device(const struct source *src);
+
+/* NULL when the source reads no clone of its device. */
+const char *source_clone(const struct source *src);
 
 /* -ENOENT when the source knows no times. */
 int source_time_range(const struct source *src, int64_t *first, int64_t *last);

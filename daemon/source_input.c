@@ -113,6 +113,14 @@ source_evdev_device(void *impl)
 	return input_evdev_path(se->ie);
 }
 
+static const char *
+source_evdev_clone(void *impl)
+{
+	struct source_evdev *se = impl;
+
+	return input_evdev_clone_path(se->ie);
+}
+
 static void
 source_evdev_free(void *impl)
 {
@@ -129,6 +137,7 @@ static const struct source_ops source_evdev_ops = {
 	.dispatch = source_evdev_dispatch,
 	.axis = source_evdev_axis,
 	.device = source_evdev_device,
+	.clone = source_evdev_clone,
 	.free = source_evdev_free,
 };
 

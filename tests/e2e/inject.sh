@@ -6,6 +6,10 @@
 # a FIFO, so that a finger can be held down.  Nothing written to the file
 # comes back as input, so ?wait=1 must end in its timeout.  Checked:
 #  - --allow-inject without --token-file is refused at the start;
+#  - --inject-via: a value not auto, evdev or uinput, the option without
+#    --allow-inject, and uinput with --inject-device are refused at the
+#    start; the daemon's /v1/health names the choice (via auto, mode
+#    file for the stand-in);
 #  - a daemon without --allow-inject answers 403, JSON;
 #  - without the token, or with a wrong one, 401 on loopback, JSON;
 #  - a tap is written as one protocol B down frame (slot, the tracking id
@@ -109,6 +113,28 @@ check "--allow-inject without --token-file: says why" 1 \
 check "--allow-inject without --token-file: no database made" no \
 	"$([ -e "$tmp/refused.db" ] && echo yes || echo no)"
 
+# --inject-via: auto, evdev or uinput, only with --allow-inject, and no
+# clone of a stand-in file.
+"$tapd" run --db "$tmp/via.db" --listen 127.0.0.1:0 --input "getevent:$tmp/refused.fifo" \
+	--frames none --foreground none --token-file "$tok" --allow-inject \
+	--inject-via usb >"$tmp/via-bad.out" 2>&1
+check "--inject-via usb: exit 2" 2 "$?"
+check "--inject-via usb: says why" 1 \
+	"$(grep -c "invalid --inject-via 'usb': expected auto, evdev or uinput" "$tmp/via-bad.out")"
+"$tapd" run --db "$tmp/via.db" --listen 127.0.0.1:0 --input "getevent:$tmp/refused.fifo" \
+	--frames none --foreground none --inject-via uinput >"$tmp/via-off.out" 2>&1
+check "--inject-via without --allow-inject: exit 2" 2 "$?"
+check "--inject-via without --allow-inject: says why" 1 \
+	"$(grep -c 'inject-via go with --allow-inject' "$tmp/via-off.out")"
+"$tapd" run --db "$tmp/via.db" --listen 127.0.0.1:0 --input "getevent:$tmp/refused.fifo" \
+	--frames none --foreground none --token-file "$tok" --allow-inject \
+	--inject-via uinput --inject-device "$tmp/via.dev" >"$tmp/via-dev.out" 2>&1
+check "--inject-via uinput with --inject-device: exit 2" 2 "$?"
+check "--inject-via uinput with --inject-device: says why" 1 \
+	"$(grep -c 'inject-via uinput clones the touch screen' "$tmp/via-dev.out")"
+check "--inject-via refused: no database made" no \
+	"$([ -e "$tmp/via.db" ] && echo yes || echo no)"
+
 # A daemon without --allow-inject: 403.
 fifo0=$tmp/off.fifo
 mkfifo "$fifo0"
@@ -142,6 +168,8 @@ if ! start_server "$tmp/out" "$tapd" run --db "$tmp/taps.db" --listen 127.0.0.1:
 	finish
 fi
 g=$url/v1/gestures
+check "/v1/health: via auto, mode file, the stand-in written" "auto file $dev null" \
+	"$(curl -s -H "$auth" "$url/v1/health" | jq -r '.inject | "\(.via) \(.mode) \(.device) \(.uinput_reason)"')"
 
 r=$(post "$g" '{"kind":"tap","x":1,"y":2}')
 check "no token: 401" 401 "$(code_of "$r")"

@@ -4,7 +4,10 @@
  * back (the slot, the tracking id and the kernel times inside the writes'
  * clock readings make a gesture tapd's; any one wrong and it is not), a
  * finger down refusing or holding the queue, the rate limit, and the
- * uinput test of the virtual_device flag on a sysfs tree made here.
+ * uinput test of the virtual_device flag on a sysfs tree made here; the
+ * choice of --inject-via, which errors are a node refusing, and that
+ * --inject-via uinput goes through the clone (which a regular file cannot
+ * be cloned into) while auto writes the node.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -297,13 +300,122 @@ test_virtual(void **state)
 	cfg.sysroot = dir;
 	assert_int_equal(inject_new(&cfg, &inj), 0);
 	down = point(TOUCH_DOWN, 1, 0, 1, 1000, 1);
-	inject_set_target(inj, "/dev/input/event3", NULL);
+	inject_set_target(inj, "/dev/input/event3", NULL, NULL);
 	assert_int_equal(inject_flags(inj, &down, 2000),
 			 STORE_FLAG_VIRTUAL_DEVICE);
-	inject_set_target(inj, "/dev/input/event1", NULL);
+	inject_set_target(inj, "/dev/input/event1", NULL, NULL);
 	assert_int_equal(inject_flags(inj, &down, 2000), 0);
 	inject_free(inj);
 	assert_int_equal(inject_flags(NULL, &down, 2000), 0);
+}
+
+static void
+test_via(void **state)
+{
+	enum inject_via v = INJECT_VIA_EVDEV;
+
+	(void)state;
+	assert_int_equal(inject_uinput_parse_via("auto", &v), 0);
+	assert_int_equal(v, INJECT_VIA_AUTO);
+	assert_int_equal(inject_uinput_parse_via("uinput", &v), 0);
+	assert_int_equal(v, INJECT_VIA_UINPUT);
+	assert_int_equal(inject_uinput_parse_via("evdev", &v), 0);
+	assert_int_equal(v, INJECT_VIA_EVDEV);
+	assert_int_equal(inject_uinput_parse_via("Evdev", &v), -EINVAL);
+	assert_int_equal(inject_uinput_parse_via("", &v), -EINVAL);
+	assert_int_equal(v, INJECT_VIA_EVDEV);
+	assert_string_equal(inject_uinput_via_name(INJECT_VIA_UINPUT),
+			    "uinput");
+	assert_string_equal(inject_uinput_via_name(INJECT_VIA_AUTO), "auto");
+	/* Refusals: the clone helps.  A device gone or a full queue: not. */
+	assert_true(inject_uinput_refusal(-EPERM));
+	assert_true(inject_uinput_refusal(-EACCES));
+	assert_true(inject_uinput_refusal(-EROFS));
+	assert_true(inject_uinput_refusal(-EINVAL));
+	assert_true(inject_uinput_refusal(-EIO));
+	assert_false(inject_uinput_refusal(-ENODEV));
+	assert_false(inject_uinput_refusal(-ENOENT));
+	assert_false(inject_uinput_refusal(-EAGAIN));
+	assert_false(inject_uinput_refusal(-ENXIO));
+	assert_false(inject_uinput_refusal(0));
+}
+
+/* A clone of what is no evdev node fails, and says why. */
+static void
+test_clone_refused(void **state)
+{
+	struct inject_uinput *u = (struct inject_uinput *)1;
+	char why[512], missing[PATH_MAX + 32];
+	int fd;
+
+	(void)state;
+	fd = open(dev, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	why[0] = '\0';
+	assert_int_equal(inject_uinput_new(dev, NULL, &u, why, sizeof(why)),
+			 -ENOTTY);
+	assert_null(u);
+	assert_non_null(strstr(why, "cannot read the capabilities of"));
+	snprintf(missing, sizeof(missing), "%s/no-such-node", dir);
+	assert_int_equal(inject_uinput_new(missing, NULL, &u, why, sizeof(why)),
+			 -ENOENT);
+	assert_non_null(strstr(why, "cannot open"));
+	assert_non_null(strstr(why, missing));
+	inject_uinput_free(NULL);
+}
+
+/*
+ * The target set as the input's device, not given: auto writes it (a
+ * file: no refusal); uinput tries to clone it, which a file cannot be,
+ * and the gesture fails saying so, the file untouched.
+ */
+static void
+test_via_target(void **state)
+{
+	struct inject_config cfg;
+	struct inject_geometry geo;
+	struct inject_record r;
+	struct inject *inj;
+	struct stat st;
+	int64_t id;
+	cJSON *h;
+	int fd, pass;
+
+	(void)state;
+	for (pass = 0; pass < 2; pass++) {
+		fd = open(dev, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		assert_true(fd >= 0);
+		close(fd);
+		memset(&cfg, 0, sizeof(cfg));
+		memset(&geo, 0, sizeof(geo));
+		cfg.enabled = 1;
+		cfg.via = pass ? INJECT_VIA_UINPUT : INJECT_VIA_AUTO;
+		assert_int_equal(inject_new(&cfg, &inj), 0);
+		inject_set_target(inj, dev, NULL, &geo);
+		assert_int_equal(inject_submit(inj, &tap, 0, 0, &id), 0);
+		await(inj, id, pass ? INJECT_FAILED : INJECT_WRITTEN, &r);
+		assert_int_equal(stat(dev, &st), 0);
+		h = inject_health_json(inj);
+		assert_non_null(h);
+		assert_string_equal(cJSON_GetObjectItem(h, "via")->valuestring,
+				    pass ? "uinput" : "auto");
+		assert_string_equal(
+			cJSON_GetObjectItem(h, "screen")->valuestring, dev);
+		if (pass) {
+			assert_int_equal(r.err, -ENOTTY);
+			assert_int_equal(st.st_size, 0);
+			assert_non_null(strstr(
+				cJSON_GetObjectItem(h, "problem")->valuestring,
+				"cannot read the capabilities of"));
+		} else {
+			assert_true(st.st_size > 0);
+			assert_true(cJSON_IsNull(
+				cJSON_GetObjectItem(h, "uinput_reason")));
+		}
+		cJSON_Delete(h);
+		inject_free(inj);
+	}
 }
 
 int
@@ -315,6 +427,9 @@ main(void)
 		cmocka_unit_test(test_finger_down),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_virtual),
+		cmocka_unit_test(test_via),
+		cmocka_unit_test(test_clone_refused),
+		cmocka_unit_test(test_via_target),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -240,6 +240,7 @@ if [ "$MODE" = tapd ]; then
 	say "@@END tapd2-log"
 	say "@@PHASE gestures-done $(cut -d' ' -f1 /proc/uptime)"
 	inject_phase
+	inject_uinput_phase
 	if [ "$ANDROID" = 1 ]; then
 		sh /vm/android-root.sh
 		say "@@ANDROID-EXIT $?"

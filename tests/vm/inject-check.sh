@@ -18,6 +18,16 @@
 #    finger's own gesture is stored once, as virtual_device (vmtest's
 #    screen is a uinput device), not injected;
 #  - no token: 401; a daemon without --allow-inject: 403.
+#
+# inject_uinput_checks, of the phase through the clone, forced with
+# --inject-via uinput and by itself (auto) on a node of mode 0400 with
+# tapd run without CAP_DAC_OVERRIDE (its open() for writing fails with
+# EACCES, reading works): in each, the tap and the swipe
+# were read back and are stored once each (two taps in all), with their
+# kind, flagged injected and not virtual_device, inside their writes, and
+# /v1/health says mode uinput with the clone's node, not the screen's
+# (which it knows to be a uinput device: the clone's gestures are still
+# not virtual_device), and why the clone is used.
 
 injected=0
 
@@ -133,4 +143,87 @@ inject_checks() {
 	check "injection: the 403 is said" 1 "$(section inject-off-err | grep -c '403')"
 	check "injection: /v1/health says the touch screen is written" evdev \
 		"$(section inject-health | grep '^{' | jq -r .inject.mode)"
+}
+
+inject_uinput_run_checks() { # TAG WHAT VIA REASON
+	local tag=$1 what=$2 via=$3 reason=$4
+	local gest taps n i g id kind up down fb fa lb la match t health dev screen
+	check "injection $what: both tapctl calls succeeded" " 0 0" \
+		"$(sed -n "s/^@@I $tag-tapctl-rcs//p" "$txt" | head -n 1)"
+	check "injection $what: tapd stops cleanly" 0 "$(inject_fact $tag-tapd-exit)"
+	gest=$(section inject-$tag-gestures | grep '^{' | head -n 1)
+	taps=$(section inject-$tag-taps | grep '^{' | head -n 1 | jq -c '.taps' 2>/dev/null)
+	if [ -z "$taps" ] || ! echo "$gest" | jq -e '.gestures' >/dev/null 2>&1; then
+		bad "injection $what: no /v1/taps or /v1/gestures from the VM"
+		return
+	fi
+	n=$(echo "$gest" | jq '.gestures | length')
+	check "injection $what: gestures written (a tap, a swipe)" 2 "$n"
+	check "injection $what: stored taps, once each" 2 "$(echo "$taps" | jq length)"
+	for i in $(seq 0 $((n - 1))); do
+		g=$(echo "$gest" | jq -c ".gestures[$i]")
+		id=$(echo "$g" | jq -r .id)
+		kind=$(echo "$g" | jq -r .kind)
+		name="gesture $id ($kind) $what"
+		check "$name: read back" read_back "$(echo "$g" | jq -r .state)"
+		up=$(echo "$g" | jq -r .t_up_ns)
+		down=$(echo "$g" | jq -r .t_down_ns)
+		fb=$(echo "$g" | jq -r .first_write_before_ns)
+		fa=$(echo "$g" | jq -r .first_write_after_ns)
+		lb=$(echo "$g" | jq -r .final_write_before_ns)
+		la=$(echo "$g" | jq -r .final_write_after_ns)
+		match=$(echo "$taps" | jq -c --arg up "$up" '[.[] | select(.t_up_ns == $up)]')
+		if [ "$(echo "$match" | jq length)" != 1 ]; then
+			bad "$name: $(echo "$match" | jq length) stored taps with t_up_ns $up (want 1)"
+			continue
+		fi
+		t=$(echo "$match" | jq -c '.[0]')
+		check "$name: kind" "$kind" "$(echo "$t" | jq -r .kind)"
+		check "$name: t_down_ns" "$down" "$(echo "$t" | jq -r .t_down_ns)"
+		check "$name: flagged injected, not virtual_device" true \
+			"$(echo "$t" | jq '(.flags | index("injected")) != null and (.flags | index("virtual_device")) == null')"
+		if in_bracket "$up" "$lb" "$la"; then
+			ok
+			injected=$((injected + 1))
+		else
+			bad "$name: t_up $up is outside its final write() [$lb, $la]"
+		fi
+		if in_bracket "$down" "$fb" "$fa"; then
+			ok
+		else
+			bad "$name: t_down $down is outside its first write() [$fb, $fa]"
+		fi
+	done
+	health=$(section inject-$tag-health | grep '^{' | jq -c .inject)
+	check "injection $what: /v1/health says uinput" uinput \
+		"$(echo "$health" | jq -r .mode)"
+	check "injection $what: /v1/health says --inject-via $via" "$via" \
+		"$(echo "$health" | jq -r .via)"
+	check "injection $what: /v1/health says why the clone" 1 \
+		"$(echo "$health" | jq -r .uinput_reason | grep -c -- "$reason")"
+	check "injection $what: /v1/health says the screen is a uinput device" true \
+		"$(echo "$health" | jq -r .virtual_device)"
+	dev=$(echo "$health" | jq -r .device)
+	screen=$(echo "$health" | jq -r .screen)
+	case "$dev" in
+	/dev/input/event[0-9]*) ok ;;
+	*) bad "injection $what: /v1/health device '$dev' is no evdev node" ;;
+	esac
+	if [ "${dev##*/}" != "${screen##*/}" ]; then
+		ok
+	else
+		bad "injection $what: /v1/health writes the screen '$screen' itself"
+	fi
+}
+
+inject_uinput_checks() {
+	if ! grep -q '^@@PHASE inject-u-done' "$txt"; then
+		bad "injection via uinput: the phase did not run to its end"
+		return
+	fi
+	inject_uinput_run_checks u "via uinput" uinput "^--inject-via uinput$"
+	check "injection on a read-only node: the node refuses writing" yes \
+		"$(inject_fact r-node-ro)"
+	inject_uinput_run_checks r "on a read-only node" auto \
+		"cannot open '.*/dev/input/event[0-9]*': Permission denied"
 }

@@ -139,3 +139,104 @@ inject_phase() {
 	say "@@END inject-log"
 	say "@@PHASE inject-done $(cut -d' ' -f1 /proc/uptime)"
 }
+
+# inject_uinput_phase: the fallback (issue 13), twice on one touch screen
+# held by `vmtest --hold`: "u", forced with --inject-via uinput; then "r",
+# auto, with the screen's node made mode 0400 and tapd run without
+# CAP_DAC_OVERRIDE (vmtest --no-dac-override), so that opening the node
+# for writing fails (EACCES) while reading it works, and tapd falls back
+# to the clone by itself.  Each run writes a tap and a swipe into tapd's
+# uinput clone of the screen and reads them back from there.  It prints
+# the taps, the gestures and the health between "@@BEGIN inject-TAG-NAME"
+# and "@@END" lines, and "@@I TAG-NAME VALUE" facts.
+inject_uinput_run() { # TAG PORT WRAP ARGS...
+	tag=$1
+	port=$2
+	wrap=$3
+	shift 3
+	d=/tmp/vm/inject-$tag
+	mkdir -p $d
+	tok=$d/token
+	(umask 077 && head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >$tok)
+	api=http://127.0.0.1:$port
+	TAPD_FAKE_TAPS=/tmp/vm/frames \
+		TAPD_FAKE_TAPS_LAYER="$app/$app.MainActivity#0" \
+		TAPD_FAKE_DUMPSYS_DIR=/tmp/vm/dumpsys \
+		$wrap /bin/tapd run --input evdev --frames latency \
+		--dumpsys-bin /bin/dumpsys --getprop-bin /bin/getprop \
+		--sysroot $root --db $d/taps.db --listen 127.0.0.1:$port \
+		--token-file $tok --allow-inject "$@" \
+		--log-file $d/tapd.log --settle-cap-ms 300 \
+		--launch-cap-ms 1000 -v >$d/tapd.out 2>&1 &
+	ipid=$!
+	listening $d/tapd.out
+	tc="tapctl --url $api --token-file $tok --timeout 20"
+	i=0
+	while [ "$($tc --json health 2>/dev/null | grep -o '"screen":"/')" = "" ]; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && break
+		sleep 0.1
+	done
+	: >$d/wait.out
+	rcs=
+	$tc --json tap 300 400 >>$d/wait.out 2>>$d/tapctl.err; rcs="$rcs $?"
+	$tc --json swipe 540 1800 540 600 --duration 200 >>$d/wait.out 2>>$d/tapctl.err; rcs="$rcs $?"
+	say "@@I $tag-tapctl-rcs$rcs"
+	i=0
+	while [ "$(wget -q -O - --header "Authorization: Bearer $(cat $tok)" \
+		"$api/v1/taps?limit=100" 2>/dev/null | grep -o '"t_up_ns"' | wc -l)" \
+		-lt 2 ]; do
+		i=$((i + 1))
+		[ $i -gt 30 ] && break
+		sleep 0.1
+	done
+	# A moment more: a second copy of a gesture would be stored by now.
+	sleep 0.3
+	wget -q -O $d/taps.json --header "Authorization: Bearer $(cat $tok)" \
+		"$api/v1/taps?limit=100"
+	wget -q -O $d/gestures.json --header "Authorization: Bearer $(cat $tok)" \
+		"$api/v1/gestures"
+	wget -q -O $d/health.json --header "Authorization: Bearer $(cat $tok)" \
+		"$api/v1/health"
+	stop $ipid
+	say "@@I $tag-tapd-exit $stopped"
+	inject_say_file $tag-wait $d/wait.out
+	[ -f $d/tapctl.err ] && inject_say_file $tag-tapctl-err $d/tapctl.err
+	inject_say_file $tag-taps $d/taps.json
+	inject_say_file $tag-gestures $d/gestures.json
+	inject_say_file $tag-health $d/health.json
+	say "@@BEGIN inject-$tag-log"
+	cat $d/tapd.out >/dev/console 2>&1
+	tail -n 40 $d/tapd.log >/dev/console 2>&1
+	say "@@END inject-$tag-log"
+}
+
+inject_uinput_phase() {
+	say "@@PHASE inject-u-start $(cut -d' ' -f1 /proc/uptime)"
+	h=/tmp/vm/inject-hold-u.out
+	# As in inject_phase: the screen is seen to be a uinput device, whose
+	# gestures are virtual_device unless they are tapd's own.
+	mount -o bind /sys $root/sys
+	vmtest --hold 40 >$h 2>>/tmp/vm/vmtest.err &
+	hold_pid=$!
+	i=0
+	while ! grep -q '"event":"device"' $h 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && break
+		sleep 0.05
+	done
+	node=$(grep -o '"node":"[^"]*"' $h | head -n 1 | cut -d'"' -f4)
+	inject_uinput_run u 7881 "" --inject-via uinput
+	# The node readable, not writable, by a root bound by its mode.
+	mode=$(stat -c %a "$root$node")
+	chmod 0400 "$root$node"
+	ro=no
+	vmtest --no-dac-override sh -c ": 2>/dev/null >>'$root$node'" || ro=yes
+	say "@@I r-node-ro $ro"
+	inject_uinput_run r 7882 "vmtest --no-dac-override"
+	chmod "$mode" "$root$node"
+	kill -TERM $hold_pid
+	wait $hold_pid
+	umount $root/sys
+	say "@@PHASE inject-u-done $(cut -d' ' -f1 /proc/uptime)"
+}

@@ -28,7 +28,9 @@
 #    tapd's own write() readings, a finger down refuses them, and so do a
 #    missing token and a tapd without --allow-inject: tests/vm/inject.sh
 #    in the VM, tests/vm/inject-check.sh here; the summary line then ends
-#    with ", N injected".
+#    with ", N injected".  Then a tap and a swipe through tapd's uinput
+#    clone of the screen (--inject-via uinput), stored once each, flagged
+#    injected, inside their writes, with /v1/health saying uinput.
 #
 # Two machines (VM_ARCH):
 #  - x86_64 (the default): Debian's amd64 kernel under qemu-system-x86_64,
@@ -544,6 +546,7 @@ record_checks
 . "$here/inject-check.sh"
 before_inject=$fail
 inject_checks
+inject_uinput_checks
 inject_fail=$((fail - before_inject))
 
 gesture_fail=$before_inject

@@ -24,6 +24,7 @@
  *   vmtest [--tapd-pid PID] [--api-port PORT] [--frames FILE] [--gap-ms N]
  *          [--one-tap]
  *   vmtest --hold SECONDS
+ *   vmtest --no-dac-override PROGRAM [ARG...]
  *
  * Without --tapd-pid it only exercises the kernel side (no wait for tapd
  * to open the device, no SIGSTOP).  With --api-port it also waits, before
@@ -31,7 +32,11 @@
  * --one-tap plays a single tap.  --hold only creates the touch screen,
  * prints its record and keeps it for SECONDS (or until SIGTERM), playing
  * nothing; meanwhile SIGUSR1 puts a finger down and SIGUSR2 lifts it (a
- * "finger" record each, the times as the reader saw them).  Exit status:
+ * "finger" record each, the times as the reader saw them).
+ * --no-dac-override runs PROGRAM as root without CAP_DAC_OVERRIDE (taken
+ * out of the bounding set, which an exec as root gets its capabilities
+ * from): the permission bits of a file then hold for root too, so that a
+ * node of mode 0400 is read but refuses to be opened for writing.  Exit status:
  * 0 when the whole script ran, 1 when something failed (the reason is on
  * stderr).
  */
@@ -42,6 +47,7 @@
 #include <inttypes.h>
 #include <libevdev/libevdev-uinput.h>
 #include <libevdev/libevdev.h>
+#include <linux/capability.h>
 #include <linux/input.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -52,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -963,6 +970,18 @@ main(int argc, char **argv)
 	memset(&vt, 0, sizeof(vt));
 	vt.rfd = -1;
 	vt.next_id = 100;
+	if (argc > 2 && strcmp(argv[1], "--no-dac-override") == 0) {
+		if (prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, 0, 0, 0) != 0) {
+			fprintf(stderr,
+				"vmtest: cannot drop CAP_DAC_OVERRIDE: %s\n",
+				strerror(errno));
+			return 1;
+		}
+		execvp(argv[2], argv + 2);
+		fprintf(stderr, "vmtest: cannot run '%s': %s\n", argv[2],
+			strerror(errno));
+		return 1;
+	}
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--tapd-pid") == 0 && i + 1 < argc) {
 			if (parse_long(argv[++i], 1, INT32_MAX, &v) < 0)
