@@ -133,7 +133,8 @@ test_written(void **state)
 	assert_int_equal(r.raw_y, 1200);
 	/* The readings bracket each write, the hold between them. */
 	assert_true(r.first_before_ns <= r.first_after_ns);
-	assert_true(r.final_before_ns - r.first_after_ns >= 20 * 1000000LL);
+	/* The hold runs from just before the first write (inject_write.c). */
+	assert_true(r.final_before_ns - r.first_before_ns >= 20 * 1000000LL);
 	assert_true(r.final_before_ns <= r.final_after_ns);
 	assert_int_equal(r.t_up_ns, -1);
 	fd = open(dev, O_RDONLY);
@@ -341,6 +342,17 @@ test_via(void **state)
 }
 
 /* A clone of what is no evdev node fails, and says why. */
+/*
+ * How an evdev ioctl on a file that is no device fails: ENOTTY from a
+ * kernel; qemu-user, which the phone builds' tests run under, answers an
+ * ioctl it does not emulate with ENOSYS instead.
+ */
+static int
+ioctl_refused(int rc)
+{
+	return rc == -ENOTTY || (getenv("TAPD_TEST_EMULATED") && rc == -ENOSYS);
+}
+
 static void
 test_clone_refused(void **state)
 {
@@ -353,8 +365,8 @@ test_clone_refused(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	why[0] = '\0';
-	assert_int_equal(inject_uinput_new(dev, NULL, &u, why, sizeof(why)),
-			 -ENOTTY);
+	assert_true(ioctl_refused(
+		inject_uinput_new(dev, NULL, &u, why, sizeof(why))));
 	assert_null(u);
 	assert_non_null(strstr(why, "cannot read the capabilities of"));
 	snprintf(missing, sizeof(missing), "%s/no-such-node", dir);
@@ -403,7 +415,7 @@ test_via_target(void **state)
 		assert_string_equal(
 			cJSON_GetObjectItem(h, "screen")->valuestring, dev);
 		if (pass) {
-			assert_int_equal(r.err, -ENOTTY);
+			assert_true(ioctl_refused(r.err));
 			assert_int_equal(st.st_size, 0);
 			assert_non_null(strstr(
 				cJSON_GetObjectItem(h, "problem")->valuestring,
