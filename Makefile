@@ -253,13 +253,14 @@ e2e: $(TAPD) $(SIM)
 # The Android builds and their tests (qemu-user, the arm64 VM, the Magisk
 # install) belong to the normal check; the sanitizer build checks the
 # native code only, as no sanitizer runtime exists for the static builds.
-CHECK_ANDROID = $(if $(SAN),,$(sort $(wildcard tests/android/*.sh)) \
-	tests/vm/arm64.sh)
+# The two real-kernel VMs run side by side (tests/vm/both.sh).
+CHECK_ANDROID = $(if $(SAN),,$(sort $(wildcard tests/android/*.sh)))
+CHECK_VM = $(if $(SAN),tests/vm/run.sh,tests/vm/both.sh)
 
 check: vm-deps npm-deps
 	$(Q)$(MAKE) --no-print-directory all unit fuzz-bins $(if $(SAN),,magisk)
 	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BINS) $(sort $(wildcard tests/e2e/*.sh)) \
-		tests/vm/magisk.sh tests/vm/run.sh $(CHECK_ANDROID)
+		tests/vm/magisk.sh $(CHECK_VM) $(CHECK_ANDROID)
 
 # Sanitizer builds go to their own directory so they never mix with the
 # normal objects.
