@@ -153,8 +153,24 @@
 		add('version', h.version);
 		add('started', fmtTime(h.started));
 		if (h.device && typeof h.device === 'object')
-			for (const [k, v] of Object.entries(h.device))
-				add('device ' + k, v);
+			for (const [k, v] of Object.entries(h.device)) {
+				if (k === 'display' && v && typeof v === 'object') {
+					/* "1080 × 2400 px, 120 Hz, 420 dpi": the parts known. */
+					const parts = [];
+					if (v.width && v.height)
+						parts.push(v.width + ' × ' + v.height + ' px');
+					if (v.refresh_hz)
+						parts.push(v.refresh_hz + ' Hz');
+					if (v.density_dpi)
+						parts.push(v.density_dpi + ' dpi');
+					add('display', parts.join(', '));
+				} else if (v && typeof v === 'object') {
+					for (const [k2, v2] of Object.entries(v))
+						add(k + ' ' + k2, v2);
+				} else {
+					add('device ' + k, v);
+				}
+			}
 		if (h.database) {
 			add('database', h.database.path);
 			add('taps stored', h.database.taps);
