@@ -103,13 +103,10 @@ api_series_get(struct api_request *rq)
 	rc = api_stats_common(rq, &f, true, &metric);
 	if (rc < 0)
 		return rc;
-	rc = api_request_param_list(rq, "p", 0, 100, p, STORE_QUERY_MAX_P, &np);
+	rc = api_stats_p_param(rq, def_p, sizeof(def_p) / sizeof(def_p[0]), p,
+			       &np);
 	if (rc < 0)
 		return rc;
-	if (rc == 0) {
-		memcpy(p, def_p, sizeof(def_p));
-		np = sizeof(def_p) / sizeof(def_p[0]);
-	}
 	rc = api_request_param_enum(rq, "step", api_series_steps, &step);
 	if (rc < 0)
 		return rc;

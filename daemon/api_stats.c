@@ -238,6 +238,20 @@ api_stats_key(char *buf, size_t size, const char *path,
 	return n < 0 || (size_t)n >= size ? -ENOSPC : 0;
 }
 
+int
+api_stats_p_param(struct api_request *rq, const double *def, size_t ndef,
+		  double *p, size_t *np)
+{
+	int rc;
+
+	rc = api_request_param_list(rq, "p", 0, 100, p, STORE_QUERY_MAX_P, np);
+	if (rc == 0) {
+		memcpy(p, def, ndef * sizeof(*def));
+		*np = ndef;
+	}
+	return rc < 0 ? rc : 0;
+}
+
 bool
 api_stats_add_app(cJSON *o, const char *app, int unknown)
 {
@@ -276,13 +290,10 @@ api_stats_percentiles(struct api_request *rq)
 	rc = api_stats_common(rq, &f, true, &metric);
 	if (rc < 0)
 		return rc;
-	rc = api_request_param_list(rq, "p", 0, 100, p, STORE_QUERY_MAX_P, &np);
+	rc = api_stats_p_param(rq, def_p, sizeof(def_p) / sizeof(def_p[0]), p,
+			       &np);
 	if (rc < 0)
 		return rc;
-	if (rc == 0) {
-		memcpy(p, def_p, sizeof(def_p));
-		np = sizeof(def_p) / sizeof(def_p[0]);
-	}
 	rc = api_stats_kinds_param(rq, &f.kinds);
 	if (rc < 0)
 		return rc;

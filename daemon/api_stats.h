@@ -47,6 +47,13 @@ bool api_stats_add_range(cJSON *o, const struct store_filter *f);
  * name when unknown is set (app=unknown); false when out of memory.
  */
 bool api_stats_add_app(cJSON *o, const char *app, int unknown);
+/*
+ * Reads "p", the percentiles asked for, into p (STORE_QUERY_MAX_P of
+ * them) and *np; without it, the ndef of def.  0, or the -EINVAL of a
+ * 400 already queued.
+ */
+int api_stats_p_param(struct api_request *rq, const double *def, size_t ndef,
+		      double *p, size_t *np);
 int api_stats_key(char *buf, size_t size, const char *path,
 		  const struct store_filter *f, int metric, int method,
 		  const char *extra);
