@@ -488,9 +488,7 @@ session_call(struct cmd_ctx *ctx, const char *path, const char *body,
 	*id = (int64_t)v->valuedouble;
 	if (show) {
 		if (ctx->json)
-			rc = printf("%.*s\n", (int)r.len, r.body) < 0
-				     ? CMD_EXIT_LOCAL
-				     : CMD_EXIT_OK;
+			rc = cmd_print_raw(&r);
 		else
 			rc = view_object(root, stdout) < 0 ? CMD_EXIT_LOCAL
 							   : CMD_EXIT_OK;
@@ -519,8 +517,7 @@ session_apps(struct cmd_ctx *ctx, int64_t id)
 	if ((list = cmd_list(root, "apps")) == NULL)
 		rc = cmd_shape(ctx, "no \"apps\" array");
 	else if (ctx->json)
-		rc = printf("%.*s\n", (int)r.len, r.body) < 0 ? CMD_EXIT_LOCAL
-							      : CMD_EXIT_OK;
+		rc = cmd_print_raw(&r);
 	else
 		rc = view_array(list, stdout) < 0 ? CMD_EXIT_LOCAL
 						  : CMD_EXIT_OK;
