@@ -35,30 +35,19 @@ inject_fact() {
 	sed -n "s/^@@I $1 //p" "$txt" | head -n 1 | sed 's/[[:space:]]*$//'
 }
 
-inject_checks() {
-	local gest taps n i g id kind up down fb fa lb la match t want got
-	local waits repeat lines
-	if ! grep -q '^@@PHASE inject-done' "$txt"; then
-		bad "injection: the phase did not run to its end"
-		return
-	fi
-	check "injection: every tapctl call succeeded" " 0 0 0 0 0 0" \
-		"$(sed -n 's/^@@I tapctl-rcs//p' "$txt" | head -n 1)"
-	check "injection: tapd stops cleanly" 0 "$(inject_fact tapd-exit)"
-	gest=$(section inject-gestures | grep '^{' | head -n 1)
-	taps=$(section inject-taps | grep '^{' | head -n 1 | jq -c '.taps' 2>/dev/null)
-	if [ -z "$taps" ] || ! echo "$gest" | jq -e '.gestures' >/dev/null 2>&1; then
-		bad "injection: no /v1/taps or /v1/gestures from the VM"
-		return
-	fi
+# inject_gesture_checks PREFIX SUFFIX: each gesture of $gest (the VM's
+# /v1/gestures) read back, stored once in $taps with its kind and t_down,
+# flagged injected and not virtual_device, its t_down and t_up inside its
+# first and final write(); each t_up inside counts in $injected.  The
+# checks are named "PREFIXgesture ID (KIND)SUFFIX".
+inject_gesture_checks() {
+	local n i g id kind name up down fb fa lb la match t
 	n=$(echo "$gest" | jq '.gestures | length')
-	check "injection: gestures written (4 + 3 in the script + $inject_repeat)" \
-		$((7 + inject_repeat)) "$n"
 	for i in $(seq 0 $((n - 1))); do
 		g=$(echo "$gest" | jq -c ".gestures[$i]")
 		id=$(echo "$g" | jq -r .id)
 		kind=$(echo "$g" | jq -r .kind)
-		name="injected gesture $id ($kind)"
+		name="${1}gesture $id ($kind)$2"
 		check "$name: read back" read_back "$(echo "$g" | jq -r .state)"
 		up=$(echo "$g" | jq -r .t_up_ns)
 		down=$(echo "$g" | jq -r .t_down_ns)
@@ -88,6 +77,28 @@ inject_checks() {
 			bad "$name: t_down $down is outside its first write() [$fb, $fa]"
 		fi
 	done
+}
+
+inject_checks() {
+	local gest taps n i g id kind up down fb fa lb la match t want got
+	local waits repeat lines
+	if ! grep -q '^@@PHASE inject-done' "$txt"; then
+		bad "injection: the phase did not run to its end"
+		return
+	fi
+	check "injection: every tapctl call succeeded" " 0 0 0 0 0 0" \
+		"$(sed -n 's/^@@I tapctl-rcs//p' "$txt" | head -n 1)"
+	check "injection: tapd stops cleanly" 0 "$(inject_fact tapd-exit)"
+	gest=$(section inject-gestures | grep '^{' | head -n 1)
+	taps=$(section inject-taps | grep '^{' | head -n 1 | jq -c '.taps' 2>/dev/null)
+	if [ -z "$taps" ] || ! echo "$gest" | jq -e '.gestures' >/dev/null 2>&1; then
+		bad "injection: no /v1/taps or /v1/gestures from the VM"
+		return
+	fi
+	n=$(echo "$gest" | jq '.gestures | length')
+	check "injection: gestures written (4 + 3 in the script + $inject_repeat)" \
+		$((7 + inject_repeat)) "$n"
+	inject_gesture_checks "injected " ""
 	echo "$label: injection: final write() bracket (after - before) at most $(echo "$gest" |
 		jq '[.gestures[] | (.final_write_after_ns | tonumber) - (.final_write_before_ns | tonumber)] | max') ns"
 
@@ -160,40 +171,7 @@ inject_uinput_run_checks() { # TAG WHAT VIA REASON
 	n=$(echo "$gest" | jq '.gestures | length')
 	check "injection $what: gestures written (a tap, a swipe)" 2 "$n"
 	check "injection $what: stored taps, once each" 2 "$(echo "$taps" | jq length)"
-	for i in $(seq 0 $((n - 1))); do
-		g=$(echo "$gest" | jq -c ".gestures[$i]")
-		id=$(echo "$g" | jq -r .id)
-		kind=$(echo "$g" | jq -r .kind)
-		name="gesture $id ($kind) $what"
-		check "$name: read back" read_back "$(echo "$g" | jq -r .state)"
-		up=$(echo "$g" | jq -r .t_up_ns)
-		down=$(echo "$g" | jq -r .t_down_ns)
-		fb=$(echo "$g" | jq -r .first_write_before_ns)
-		fa=$(echo "$g" | jq -r .first_write_after_ns)
-		lb=$(echo "$g" | jq -r .final_write_before_ns)
-		la=$(echo "$g" | jq -r .final_write_after_ns)
-		match=$(echo "$taps" | jq -c --arg up "$up" '[.[] | select(.t_up_ns == $up)]')
-		if [ "$(echo "$match" | jq length)" != 1 ]; then
-			bad "$name: $(echo "$match" | jq length) stored taps with t_up_ns $up (want 1)"
-			continue
-		fi
-		t=$(echo "$match" | jq -c '.[0]')
-		check "$name: kind" "$kind" "$(echo "$t" | jq -r .kind)"
-		check "$name: t_down_ns" "$down" "$(echo "$t" | jq -r .t_down_ns)"
-		check "$name: flagged injected, not virtual_device" true \
-			"$(echo "$t" | jq '(.flags | index("injected")) != null and (.flags | index("virtual_device")) == null')"
-		if in_bracket "$up" "$lb" "$la"; then
-			ok
-			injected=$((injected + 1))
-		else
-			bad "$name: t_up $up is outside its final write() [$lb, $la]"
-		fi
-		if in_bracket "$down" "$fb" "$fa"; then
-			ok
-		else
-			bad "$name: t_down $down is outside its first write() [$fb, $fa]"
-		fi
-	done
+	inject_gesture_checks "" " $what"
 	health=$(section inject-$tag-health | grep '^{' | jq -c .inject)
 	check "injection $what: /v1/health says uinput" uinput \
 		"$(echo "$health" | jq -r .mode)"
